@@ -1,0 +1,1 @@
+"""The ``engram`` command line: a thin typer adapter over ``engram.memory`` and the link engine."""

@@ -1,0 +1,68 @@
+"""The ``engram`` root command.
+
+Each command group lives in its own module under ``engram.cli`` and exposes
+``register(app: typer.Typer) -> None``. Command modules import heavy dependencies (the store,
+pydantic models, the MCP SDK) inside the command functions, so ``engram --help`` and every
+``--help`` answer without opening the store.
+
+Exit codes: 0 success, 1 error (an :class:`~engram.errors.EngramError`), 2 usage.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+
+from engram import __version__
+from engram.errors import EngramError
+
+# Command modules, in help order. Each defines register(app).
+COMMAND_MODULES: list[str] = []
+
+app = typer.Typer(
+    name="engram",
+    help="Memory for AI coding agents that outlives a session.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+@app.callback()
+def root() -> None:
+    """Memory for AI coding agents that outlives a session."""
+
+
+@app.command("version")
+def version_command() -> None:
+    """Show the installed Engram version."""
+    typer.echo(f"engram {__version__}")
+
+
+def build_app() -> typer.Typer:
+    """Register every command module on the root app (idempotent)."""
+    if not getattr(app, "_engram_registered", False):
+        for name in COMMAND_MODULES:
+            importlib.import_module(f"engram.cli.{name}").register(app)
+        app._engram_registered = True  # type: ignore[attr-defined]
+    return app
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point: run the CLI and turn EngramError into one line + exit 1."""
+    command = typer.main.get_command(build_app())
+    try:
+        command.main(args=argv, prog_name="engram", standalone_mode=True)
+    except EngramError as exc:
+        typer.echo(f"error: {exc.one_line()}", err=True)
+        return 1
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,25 @@
+"""Shared fixtures: every test gets a temporary home, workspace and data dir."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engram.testing import Sandbox
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Sandbox]:
+    """A temporary home/workspace/data dir applied to this process's environment and cwd."""
+    box = Sandbox(tmp_path)
+    for key, value in box.env().items():
+        if os.environ.get(key) != value:
+            monkeypatch.setenv(key, value)
+    for key in list(os.environ):
+        if key not in box.env():
+            monkeypatch.delenv(key, raising=False)
+    monkeypatch.chdir(box.workspace)
+    yield box

@@ -1,0 +1,1 @@
+"""Memory operations: the service layer every surface (CLI, MCP tools, hooks) calls."""

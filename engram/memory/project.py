@@ -1,0 +1,391 @@
+"""Project identity: which project a memory belongs to, and how its name is spelled.
+
+Every surface (CLI, MCP tools, hooks) asks the same question the same way:
+
+1. an explicit project named in the request wins;
+2. then the process override (``engram mcp --project``, then ``ENGRAM_PROJECT``);
+3. then detection from the working directory (:func:`detect_project`), in the seed's order:
+   nearest ``.engram/config.json`` -> git remote -> git root -> single git child ->
+   ambiguous -> directory basename.
+
+Names are normalized (lowercase, trimmed, repeated ``-`` / ``_`` collapsed; ``-`` and ``_`` stay
+distinct) and a warning says when normalizing changed what the caller typed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engram.errors import EngramError
+from engram.memory import git_repo
+from engram.memory.git_repo import GitRepo
+
+CONFIG_DIR = ".engram"
+CONFIG_FILE = "config.json"
+MAX_NAME_LENGTH = 128
+
+# Child scan limits from the seed: one level deep, a bounded number of entries and time.
+CHILD_SCAN_MAX_ENTRIES = 20
+CHILD_SCAN_SECONDS = 0.2
+NOISE_DIRS = frozenset(
+    {
+        "node_modules",
+        "vendor",
+        ".venv",
+        "__pycache__",
+        "target",
+        "dist",
+        "build",
+        ".idea",
+        ".vscode",
+    }
+)
+
+
+@dataclass(frozen=True)
+class ProjectName:
+    """A normalized project name and, when normalizing changed the input, a warning."""
+
+    name: str
+    warning: str | None = None
+
+
+@dataclass(frozen=True)
+class ProjectDetection:
+    """Where the current project came from.
+
+    Args:
+        project: the normalized name ("" when ``source`` is ``ambiguous`` or ``all_projects``).
+        source: ``explicit``, ``process_override``, ``config``, ``git_remote``, ``git_root``,
+            ``git_child``, ``ambiguous``, ``dir_basename`` or ``all_projects``.
+        path: the folder that defines the project ("" for explicit names).
+        cwd: the directory detection started from.
+        available_projects: candidates when ambiguous.
+        warning: advisory text (a normalized name, a promoted child...).
+        error_hint: why no project was selected, when none was.
+    """
+
+    project: str
+    source: str
+    path: str = ""
+    cwd: str = ""
+    available_projects: tuple[str, ...] = field(default_factory=tuple)
+    warning: str | None = None
+    error_hint: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields (``available_projects`` as a list, empty optionals dropped)."""
+        data = asdict(self)
+        data["available_projects"] = list(self.available_projects)
+        return {k: v for k, v in data.items() if v is not None}
+
+
+def normalize_project_name(raw: str) -> ProjectName:
+    """Normalize a project name: lowercase, trimmed, repeated ``-``/``_`` collapsed.
+
+    Raises:
+        EngramError: ``project.invalid_name`` for an empty name, a path, or control characters.
+    """
+    name = raw.strip().lower()
+    name = re.sub(r"-{2,}", "-", name)
+    name = re.sub(r"_{2,}", "_", name)
+    problem = _name_problem(name)
+    if problem:
+        raise EngramError(
+            "project.invalid_name",
+            f"invalid project name {raw!r}: {problem}",
+            "use a short name such as `my-app` (letters, digits, '-', '_', '.')",
+        )
+    warning = None
+    if name != raw:
+        warning = f"project name {raw!r} was normalized to {name!r}"
+    return ProjectName(name, warning)
+
+
+def _name_problem(name: str) -> str | None:
+    if not name:
+        return "it is empty"
+    if "/" in name or "\\" in name:
+        return "it contains a path separator (a project is a name, not a path)"
+    if name in {".", ".."}:
+        return "it is a relative path"
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+        return "it contains control characters"
+    if len(name) > MAX_NAME_LENGTH:
+        return f"it is longer than {MAX_NAME_LENGTH} characters"
+    return None
+
+
+def resolve_project(
+    explicit: str | None,
+    cwd: Path,
+    *,
+    process_override: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> ProjectDetection:
+    """The project for one call: explicit, then process override, then ``ENGRAM_PROJECT``, then cwd.
+
+    Args:
+        explicit: a project named in the request (``--project``, a tool argument), or None.
+        cwd: the working directory to detect from when nothing is named.
+        process_override: a process-wide default (``engram mcp --project``), or None.
+        environ: the environment to read ``ENGRAM_PROJECT`` from (default ``os.environ``).
+    """
+    env = os.environ if environ is None else environ
+    if explicit is not None:
+        named = normalize_project_name(explicit)
+        return ProjectDetection(named.name, "explicit", cwd=str(cwd), warning=named.warning)
+    override = process_override or env.get("ENGRAM_PROJECT", "").strip() or None
+    if override is not None:
+        named = normalize_project_name(override)
+        return ProjectDetection(named.name, "process_override", cwd=str(cwd), warning=named.warning)
+    return detect_project(cwd)
+
+
+def detect_project(cwd: Path) -> ProjectDetection:
+    """Detect the project for a working directory (the seed's six cases, in order).
+
+    Raises:
+        EngramError: ``project.bad_config`` for an unreadable ``.engram/config.json`` and
+            ``project.binding_unavailable`` for a corrupt or unwritable git binding — detection
+            fails closed instead of falling back to a directory name.
+    """
+    cwd = cwd.resolve()
+    repo = git_repo.find_git_repo(cwd)
+    config = _nearest_config(cwd, repo.root if repo else cwd)
+    if config is not None:
+        named = read_project_config(config)
+        return ProjectDetection(
+            named.name, "config", str(config.parent.parent), str(cwd), warning=named.warning
+        )
+    if repo is not None:
+        return _detect_in_repo(repo, cwd)
+    children = _git_children(cwd)
+    if len(children) == 1:
+        child = detect_project(children[0])
+        hint = f"using the only git repository below {cwd}: {children[0].name}"
+        return ProjectDetection(
+            child.project, "git_child", child.path, str(cwd), warning=_join(child.warning, hint)
+        )
+    if len(children) > 1:
+        names = tuple(sorted({_child_name(child) for child in children}))
+        return ProjectDetection(
+            "",
+            "ambiguous",
+            str(cwd),
+            str(cwd),
+            available_projects=names,
+            error_hint="several git repositories below this directory; name one with --project "
+            "or run `engram init <name>` here",
+        )
+    named = normalize_project_name(cwd.name or "root")
+    return ProjectDetection(named.name, "dir_basename", str(cwd), str(cwd), warning=named.warning)
+
+
+def _join(first: str | None, second: str) -> str:
+    return f"{first}; {second}" if first else second
+
+
+def _nearest_config(cwd: Path, top: Path) -> Path | None:
+    """The nearest ``.engram/config.json`` from ``cwd`` up to ``top`` (inclusive)."""
+    for folder in (cwd, *cwd.parents):
+        candidate = folder / CONFIG_DIR / CONFIG_FILE
+        if candidate.is_file():
+            return candidate
+        if folder == top:
+            return None
+    return None
+
+
+def read_project_config(path: Path) -> ProjectName:
+    """The normalized ``project_name`` in a ``.engram/config.json``.
+
+    Raises:
+        EngramError: ``project.bad_config`` when the file is unreadable or names no valid project.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise _config_error(path, f"it is not readable JSON ({exc})") from exc
+    name = data.get("project_name") if isinstance(data, dict) else None
+    if not isinstance(name, str):
+        raise _config_error(path, "it has no string `project_name`")
+    try:
+        return normalize_project_name(name)
+    except EngramError as exc:
+        raise _config_error(path, exc.message) from exc
+
+
+def _config_error(path: Path, why: str) -> EngramError:
+    return EngramError(
+        "project.bad_config",
+        f"{path} is invalid: {why}",
+        "fix it or rewrite it with `engram init <project> --force`",
+        path=str(path),
+    )
+
+
+def _detect_in_repo(repo: GitRepo, cwd: Path) -> ProjectDetection:
+    """Cases 2 and 3: reuse the clone's binding, or create it from the remote or root name."""
+    url = git_repo.origin_url(repo)
+    source = "git_remote" if url else "git_root"
+    label = git_repo.read_binding(repo)
+    warning = None
+    if label is None:
+        raw = git_repo.repo_name_from_url(url) if url else repo.root.name
+        named = normalize_project_name(raw)
+        git_repo.write_binding(repo, named.name)
+        # Two processes may race to create it; the file on disk is the one that counts.
+        label = git_repo.read_binding(repo) or named.name
+        warning = named.warning
+    name = normalize_project_name(label).name
+    return ProjectDetection(name, source, str(repo.root), str(cwd), warning=warning)
+
+
+def _git_children(cwd: Path) -> list[Path]:
+    """Git working trees directly below ``cwd`` (bounded in entries and time)."""
+    deadline = time.monotonic() + CHILD_SCAN_SECONDS
+    found: list[Path] = []
+    try:
+        entries = sorted(os.scandir(cwd), key=lambda entry: entry.name)
+    except OSError:
+        return []
+    scanned = 0
+    for entry in entries:
+        if entry.name.startswith(".") or entry.name in NOISE_DIRS:
+            continue
+        if scanned >= CHILD_SCAN_MAX_ENTRIES or time.monotonic() > deadline:
+            break
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            continue
+        if not is_dir:
+            continue
+        scanned += 1
+        if git_repo.git_repo_at(Path(entry.path)) is not None:
+            found.append(Path(entry.path))
+    return found
+
+
+def _child_name(child: Path) -> str:
+    """A child repository's canonical name without writing anything (for ambiguity lists)."""
+    config = child / CONFIG_DIR / CONFIG_FILE
+    if config.is_file():
+        return read_project_config(config).name
+    repo = git_repo.git_repo_at(child)
+    if repo is not None:
+        label = git_repo.read_binding(repo)
+        if label is not None:
+            return normalize_project_name(label).name
+        url = git_repo.origin_url(repo)
+        if url:
+            return normalize_project_name(git_repo.repo_name_from_url(url)).name
+    return normalize_project_name(child.name).name
+
+
+def write_project_config(directory: Path, name: str | None, *, force: bool) -> ProjectName:
+    """Write ``<directory>/.engram/config.json`` naming the project (``engram init``).
+
+    Args:
+        directory: the folder whose identity is being pinned.
+        name: the project name; None uses the folder's basename.
+        force: replace an existing config instead of refusing.
+
+    Raises:
+        EngramError: ``project.config_exists`` without ``force``; ``project.invalid_name``.
+    """
+    named = normalize_project_name(name if name is not None else directory.resolve().name)
+    path = directory / CONFIG_DIR / CONFIG_FILE
+    if path.exists() and not force:
+        raise EngramError(
+            "project.config_exists",
+            f"{path} already exists",
+            "pass --force to replace it",
+            path=str(path),
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{CONFIG_FILE}.{os.getpid()}.tmp")
+    temp.write_text(json.dumps({"project_name": named.name}, indent=2) + "\n", encoding="utf-8")
+    os.replace(temp, path)
+    return named
+
+
+def require_known(project: str, known: Iterable[str]) -> None:
+    """Refuse a project the store has never seen (read commands must not invent buckets).
+
+    Raises:
+        EngramError: ``project.unknown`` carrying ``available_projects``.
+    """
+    available = sorted(set(known))
+    if project in available:
+        return
+    listing = ", ".join(available) if available else "none yet"
+    raise EngramError(
+        "project.unknown",
+        f"unknown project {project!r} (known projects: {listing})",
+        "pick one of the known projects, or use --all",
+        available_projects=available,
+    )
+
+
+def require_single(detection: ProjectDetection) -> str:
+    """The detected project, or an ``project.ambiguous`` error listing the candidates."""
+    if detection.source != "ambiguous":
+        return detection.project
+    raise EngramError(
+        "project.ambiguous",
+        "cannot tell which project this directory belongs to "
+        f"(candidates: {', '.join(detection.available_projects)})",
+        "pass --project NAME, or run `engram init <name>` in this directory",
+        available_projects=list(detection.available_projects),
+    )
+
+
+def similar_projects(name: str, known: Iterable[str]) -> list[str]:
+    """Existing projects that look like a variant of ``name`` (case, separators, typos)."""
+    squashed = _squash(name)
+    similar = []
+    for other in sorted(set(known)):
+        if other == name:
+            continue
+        other_squashed = _squash(other)
+        if (
+            squashed == other_squashed
+            or (
+                min(len(squashed), len(other_squashed)) >= 3 and _contains(squashed, other_squashed)
+            )
+            or levenshtein(squashed, other_squashed) <= (1 if len(squashed) < 6 else 2)
+        ):
+            similar.append(other)
+    return similar
+
+
+def _squash(name: str) -> str:
+    return re.sub(r"[-_.\s]", "", name.lower())
+
+
+def _contains(a: str, b: str) -> bool:
+    return a in b or b in a
+
+
+def levenshtein(a: str, b: str) -> int:
+    """Edit distance between two strings (insert, delete, substitute)."""
+    if len(a) < len(b):
+        a, b = b, a
+    previous = list(range(len(b) + 1))
+    for i, char_a in enumerate(a, 1):
+        current = [i]
+        for j, char_b in enumerate(b, 1):
+            current.append(
+                min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b))
+            )
+        previous = current
+    return previous[-1]

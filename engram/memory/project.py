@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from engram.errors import EngramError
 from engram.memory import git_repo
@@ -49,9 +49,11 @@ NOISE_DIRS = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class ProjectName:
-    """A normalized project name and, when normalizing changed the input, a warning."""
+class ProjectName(NamedTuple):
+    """A normalized project name and, when normalizing changed the input, a warning.
+
+    A tuple, so callers may write ``name, warning = normalize_project_name(raw)``.
+    """
 
     name: str
     warning: str | None = None

@@ -232,3 +232,8 @@ def test_similar_projects_catch_separator_and_typo_variants() -> None:
     assert similar_projects("acmeapi", known) == ["acme-api"]
     assert similar_projects("billng", known) == ["billing"]
     assert similar_projects("unrelated", known) == []
+
+
+def test_normalized_name_unpacks_as_name_and_warning() -> None:
+    name, warning = normalize_project_name("Acme--API")
+    assert (name, warning is not None) == ("acme-api", True)

@@ -1,0 +1,169 @@
+"""The :class:`Store`: one SQLite connection, configured, migrated, with explicit transactions.
+
+Usage::
+
+    store = Store.open()                 # data dir from ENGRAM_DATA_DIR / ~/.engram
+    with store.write() as conn:          # BEGIN IMMEDIATE ... COMMIT (ROLLBACK on error)
+        observations.insert(conn, ...)
+    with store.read() as conn:           # one consistent snapshot (BEGIN DEFERRED)
+        observations.get(conn, 42)
+    store.close()
+
+Connection settings: WAL, ``busy_timeout`` 5000 ms, ``synchronous=NORMAL``, foreign keys on.
+The database file is created 0600 and its directory 0700; network filesystems are refused
+before any file is touched (see :mod:`engram.store.datadir`).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TypeVar
+
+from engram.errors import EngramError
+from engram.store.datadir import DEFAULT_MOUNTINFO, ensure_data_dir, resolve_data_dir
+from engram.store.migrate import migrate
+
+T = TypeVar("T")
+
+BUSY_TIMEOUT_MS = 5000
+# Extra attempts when even the busy timeout was not enough (heavy multi-process write load).
+_BUSY_RETRIES = 5
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc).lower()
+    return "database is locked" in text or "database is busy" in text
+
+
+class Store:
+    """Owner of one SQLite connection to an Engram database.
+
+    Args:
+        path: the database file (created 0600 if missing).
+        migrate_schema: apply pending migrations on open (default True).
+    """
+
+    def __init__(self, path: Path, *, migrate_schema: bool = True) -> None:
+        self.path = path
+        _create_private(path)
+        try:
+            self._conn = sqlite3.connect(
+                path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+            )
+        except sqlite3.Error as exc:
+            raise EngramError(
+                "store.open_failed",
+                f"cannot open the database {path}: {exc}",
+                "check the file permissions or set ENGRAM_DATA_DIR to another absolute path",
+            ) from exc
+        self._conn.row_factory = sqlite3.Row
+        self._configure()
+        if migrate_schema:
+            _with_busy_retry(lambda: migrate(self._conn))
+
+    @classmethod
+    def open(
+        cls,
+        data_dir: Path | None = None,
+        *,
+        env: Mapping[str, str] | None = None,
+        mountinfo: Path = DEFAULT_MOUNTINFO,
+    ) -> Store:
+        """Open (creating and migrating if needed) the store in ``data_dir``.
+
+        ``data_dir`` defaults to :func:`engram.store.datadir.resolve_data_dir` of ``env``.
+
+        Raises:
+            EngramError: ``store.relative_data_dir``, ``store.network_filesystem``,
+                ``store.bad_data_dir``, ``store.open_failed``, ``store.schema_too_new``.
+        """
+        directory = data_dir if data_dir is not None else resolve_data_dir(env)
+        return cls(ensure_data_dir(directory, mountinfo))
+
+    def _configure(self) -> None:
+        conn = self._conn
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS:d}")
+        try:
+            _with_busy_retry(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
+        except sqlite3.DatabaseError as exc:
+            raise EngramError(
+                "store.corrupt",
+                f"{self.path} is not a usable Engram database: {exc}",
+                "move the file aside (or restore a backup) and run Engram again",
+            ) from exc
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The raw connection (autocommit mode) for reads that need no snapshot."""
+        return self._conn
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction: ``BEGIN IMMEDIATE``, commit on success, roll back on error."""
+        conn = self._conn
+        _with_busy_retry(lambda: conn.execute("BEGIN IMMEDIATE"))
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        _with_busy_retry(lambda: conn.execute("COMMIT"))
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """A read transaction: every query inside sees one consistent snapshot."""
+        conn = self._conn
+        conn.execute("BEGIN DEFERRED")
+        try:
+            yield conn
+        finally:
+            conn.execute("COMMIT")
+
+    def integrity_check(self) -> str:
+        """``PRAGMA integrity_check`` — ``"ok"`` for a healthy database."""
+        rows = self._conn.execute("PRAGMA integrity_check").fetchall()
+        return "\n".join(str(row[0]) for row in rows)
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _create_private(path: Path) -> None:
+    """Create the database file 0600 before SQLite does (WAL/SHM files inherit its mode)."""
+    if path.exists():
+        return
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+    except OSError as exc:
+        raise EngramError(
+            "store.open_failed",
+            f"cannot create the database {path}: {exc.strerror}",
+            "check the directory permissions or set ENGRAM_DATA_DIR to another absolute path",
+        ) from exc
+    os.close(fd)
+
+
+def _with_busy_retry(action: Callable[[], T]) -> T:
+    """Run ``action``, retrying with backoff when SQLite reports the database locked."""
+    for attempt in range(_BUSY_RETRIES):
+        try:
+            return action()
+        except sqlite3.OperationalError as exc:
+            if not _is_busy(exc) or attempt == _BUSY_RETRIES - 1:
+                raise
+            time.sleep(0.05 * (attempt + 1))
+    raise AssertionError("unreachable")

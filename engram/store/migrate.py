@@ -1,0 +1,102 @@
+"""Numbered schema migrations tracked by ``PRAGMA user_version``.
+
+Every file ``engram/store/migrations/NNNN_name.sql`` is one migration; ``NNNN`` is its version.
+``migrate(conn)`` applies, in order, each file whose number is above the database's
+``user_version``, each in its own ``BEGIN IMMEDIATE`` transaction that also bumps
+``user_version`` — so a failing migration leaves the database exactly as it was, and concurrent
+openers serialise on the write lock and re-check the version inside it.
+
+To add a migration, add the next number (``0002_...sql``); never edit an applied file.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+from importlib import resources
+
+from engram.errors import EngramError
+
+_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """One numbered SQL file."""
+
+    version: int
+    name: str
+    sql: str
+
+
+def available_migrations() -> list[Migration]:
+    """Every migration shipped in the package, ordered by version (duplicates are an error)."""
+    found: dict[int, Migration] = {}
+    folder = resources.files("engram.store").joinpath("migrations")
+    for entry in folder.iterdir():
+        match = _NAME.match(entry.name)
+        if not match:
+            continue
+        version = int(match.group(1))
+        if version in found:
+            raise RuntimeError(f"two migrations share number {version:04d}: {entry.name}")
+        found[version] = Migration(version, entry.name, entry.read_text(encoding="utf-8"))
+    return [found[v] for v in sorted(found)]
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    """The database's ``PRAGMA user_version``."""
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Bring the schema up to date; return the resulting version.
+
+    ``conn`` must be in autocommit mode (``isolation_level=None``).
+
+    Raises:
+        EngramError ``store.schema_too_new`` when the database was written by a newer Engram.
+    """
+    migrations = available_migrations()
+    latest = migrations[-1].version if migrations else 0
+    current = schema_version(conn)
+    if current > latest:
+        raise EngramError(
+            "store.schema_too_new",
+            f"the database schema (version {current}) is newer than this Engram ({latest})",
+            "upgrade Engram (pip install -U engram-keeper)",
+        )
+    for migration in migrations:
+        if migration.version <= current:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Another process may have migrated while we waited for the lock.
+            if schema_version(conn) >= migration.version:
+                conn.execute("COMMIT")
+                continue
+            for statement in _statements(migration.sql):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {migration.version:d}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return schema_version(conn)
+
+
+def _statements(script: str) -> list[str]:
+    """Split a script into complete statements (executescript would commit implicitly)."""
+    statements, buffer = [], ""
+    for line in script.splitlines(keepends=True):
+        if not buffer and line.strip().startswith("--"):
+            continue
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        statements.append(buffer.strip())
+    return statements

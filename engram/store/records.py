@@ -1,0 +1,110 @@
+"""Plain, frozen records for rows the store returns.
+
+They are dataclasses (not pydantic models) so the hook path can import the store without
+paying for pydantic. Every record has ``to_dict()`` for JSON surfaces.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import asdict, dataclass, fields
+from typing import Any, TypeVar
+
+R = TypeVar("R")
+
+
+def new_sync_id(prefix: str) -> str:
+    """A random, globally unique id for a row (``obs-1f2e...``) that survives export/import."""
+    return f"{prefix}-{os.urandom(8).hex()}"
+
+
+class _Record:
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as a JSON-ready dict."""
+        return asdict(self)  # type: ignore[call-overload, no-any-return]
+
+
+@dataclass(frozen=True, slots=True)
+class Observation(_Record):
+    """One row of ``observations``."""
+
+    id: int
+    sync_id: str
+    session_id: str | None
+    type: str
+    title: str
+    content: str
+    tool_name: str | None
+    project: str
+    scope: str
+    topic_key: str | None
+    normalized_hash: str
+    revision_count: int
+    duplicate_count: int
+    last_seen_at: str | None
+    pinned: bool
+    review_after: str | None
+    expires_at: str | None
+    created_at: str
+    updated_at: str
+    deleted_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Session(_Record):
+    """One row of ``sessions``."""
+
+    id: str
+    project: str
+    ownership_mode: str
+    directory: str
+    started_at: str
+    ended_at: str | None
+    summary: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt(_Record):
+    """One row of ``user_prompts``."""
+
+    id: int
+    sync_id: str
+    session_id: str | None
+    content: str
+    project: str
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class Relation(_Record):
+    """One row of ``memory_relations`` (source/target are observation sync_ids)."""
+
+    id: int
+    sync_id: str
+    source_id: str
+    target_id: str
+    relation: str
+    judgment_status: str
+    reason: str | None
+    evidence: str | None
+    confidence: float | None
+    marked_by_kind: str | None
+    marked_by_actor: str | None
+    marked_by_model: str | None
+    session_id: str | None
+    superseded_at: str | None
+    superseded_by_id: int | None
+    created_at: str
+    updated_at: str
+
+
+def from_row(cls: type[R], row: sqlite3.Row) -> R:
+    """Build a record from a row holding (at least) the record's columns."""
+    keys = row.keys()
+    values = {f.name: row[f.name] for f in fields(cls) if f.name in keys}  # type: ignore[arg-type]
+    if "pinned" in values:
+        values["pinned"] = bool(values["pinned"])
+    return cls(**values)

@@ -152,13 +152,14 @@ def revise(
 def update_fields(
     conn: sqlite3.Connection, obs_id: int, changes: Mapping[str, object], now: str
 ) -> None:
-    """Set some columns of a live observation and bump ``updated_at``."""
+    """Set some columns of a live observation; bump ``updated_at`` and ``revision_count``."""
     _check_columns(changes)
     if not changes:
         return
     sets = ", ".join(f"{column} = ?" for column in changes)
     conn.execute(
-        f"UPDATE observations SET {sets}, updated_at = ? WHERE id = ? AND deleted_at IS NULL",
+        f"UPDATE observations SET {sets}, updated_at = ?, revision_count = revision_count + 1"
+        " WHERE id = ? AND deleted_at IS NULL",
         [*changes.values(), now, obs_id],
     )
 

@@ -1,0 +1,67 @@
+"""Privacy and size rules applied to text before anything is stored.
+
+``<private>...</private>`` spans become ``[REDACTED]`` (case-insensitive, across lines; an
+unclosed tag redacts to the end, so a forgotten closing tag never leaks a secret). The byte
+limit is applied *after* redaction, in UTF-8 bytes, and never cuts a character in half.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+REDACTED = "[REDACTED]"
+DEFAULT_LIMIT_BYTES = 100 * 1024
+LIMIT_ENV = "ENGRAM_MAX_CONTENT_BYTES"
+
+_PRIVATE = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
+
+
+def redact(text: str) -> str:
+    """``text`` with every ``<private>...</private>`` span replaced by ``[REDACTED]``."""
+    if "<" not in text:
+        return text
+    return _PRIVATE.sub(REDACTED, text)
+
+
+def truncate_utf8(text: str, limit_bytes: int) -> str:
+    """The longest prefix of ``text`` whose UTF-8 encoding fits in ``limit_bytes``."""
+    encoded = text.encode("utf-8")
+    if len(encoded) <= limit_bytes:
+        return text
+    # errors="ignore" drops the partial character the byte cut may leave at the end.
+    return encoded[: max(limit_bytes, 0)].decode("utf-8", errors="ignore")
+
+
+@dataclass(frozen=True, slots=True)
+class CleanText:
+    """Text after redaction and the byte limit, with what happened to it."""
+
+    text: str
+    redacted: bool
+    truncated: bool
+    original_bytes: int
+    limit_bytes: int
+
+
+def clean(text: str, limit_bytes: int) -> CleanText:
+    """Redact, then apply the UTF-8 byte limit (``original_bytes`` counts the redacted text)."""
+    redacted = redact(text)
+    size = len(redacted.encode("utf-8"))
+    kept = truncate_utf8(redacted, limit_bytes) if size > limit_bytes else redacted
+    return CleanText(kept, redacted != text, size > limit_bytes, size, limit_bytes)
+
+
+def content_limit(env: Mapping[str, str] | None = None) -> int:
+    """The configured content limit in bytes (``ENGRAM_MAX_CONTENT_BYTES``, default 100 KiB).
+
+    A missing, non-numeric or non-positive value means the default.
+    """
+    raw = (os.environ if env is None else env).get(LIMIT_ENV, "").strip()
+    try:
+        value = int(raw)
+    except ValueError:
+        return DEFAULT_LIMIT_BYTES
+    return value if value > 0 else DEFAULT_LIMIT_BYTES

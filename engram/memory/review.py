@@ -1,0 +1,87 @@
+"""The review lifecycle: knowledge that goes stale gets a ``review_after`` date.
+
+Each observation type has a decay period (``REVIEW_DAYS``); a save or a review sets
+``review_after`` that many days ahead. Once it has passed, the observation's state is
+``needs_review`` and it shows up in :func:`list_due` until :func:`mark_reviewed` restarts the
+cycle. Review state is local-only: it does not change ``updated_at``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from engram.memory.checks import not_found
+from engram.memory.clock import stamp, stamp_after
+from engram.store import observations
+from engram.store.db import Store
+from engram.store.records import Observation
+
+# Days until an observation of this type should be re-checked; absent types never decay.
+REVIEW_DAYS: dict[str, int] = {
+    "decision": 180,
+    "architecture": 180,
+    "pattern": 120,
+    "preference": 180,
+    "config": 90,
+    "discovery": 90,
+    "learning": 90,
+    "bugfix": 60,
+}
+DEFAULT_REVIEW_LIMIT = 10
+MAX_REVIEW_LIMIT = 100
+
+
+def review_after_for(type_: str, now: datetime | None = None) -> str | None:
+    """When an observation of ``type_`` saved or reviewed at ``now`` falls due (None: never)."""
+    days = REVIEW_DAYS.get(type_)
+    return stamp_after(now, timedelta(days=days)) if days else None
+
+
+def state_of(observation: Observation, now: datetime | None = None) -> str:
+    """``needs_review`` once ``review_after`` has passed, else ``active``."""
+    due = observation.review_after
+    return "needs_review" if due is not None and due <= stamp(now) else "active"
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewItem:
+    """An observation due for review."""
+
+    observation: Observation
+    state: str
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready: the observation's fields plus ``state``."""
+        return {**self.observation.to_dict(), "state": self.state}
+
+
+def list_due(
+    store: Store,
+    *,
+    project: str | None = None,
+    limit: int = DEFAULT_REVIEW_LIMIT,
+    now: datetime | None = None,
+) -> list[ReviewItem]:
+    """Observations whose review date has passed (all projects when ``project`` is None)."""
+    limit = DEFAULT_REVIEW_LIMIT if limit <= 0 else min(limit, MAX_REVIEW_LIMIT)
+    due = observations.due_for_review(
+        store.connection, project=project, now=stamp(now), limit=limit
+    )
+    return [ReviewItem(obs, "needs_review") for obs in due]
+
+
+def mark_reviewed(store: Store, obs_id: int, *, now: datetime | None = None) -> ReviewItem:
+    """Restart ``obs_id``'s review cycle from ``now`` using its type's decay period.
+
+    Raises:
+        EngramError: ``memory.not_found``.
+    """
+    with store.write() as conn:
+        current = observations.get(conn, obs_id)
+        if current is None:
+            raise not_found(obs_id)
+        observations.set_review_after(conn, obs_id, review_after_for(current.type, now))
+        refreshed = observations.get(conn, obs_id)
+    assert refreshed is not None
+    return ReviewItem(refreshed, state_of(refreshed, now))

@@ -147,9 +147,15 @@ class LinkPlan:
         edits: applied in order.
         notices: lines to show the user instead of, or beside, the edits (a command to run, a
             part that is skipped and why).
+        root: the workspace folder (or the home, for global) the plan is for; the ledger keeps
+            one link per host, scope and root.
+        server_command: the registered server command (argv), recorded in the ledger so
+            ``upgrade`` can re-pin it.
     """
 
     host: str
     scope: Scope
     edits: list[Edit] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    root: Path | None = None
+    server_command: list[str] | None = None

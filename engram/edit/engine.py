@@ -1,0 +1,215 @@
+"""Apply host plans to files, and take them back: what ``engram link`` / ``unlink`` call.
+
+Everything a plan changes is computed in memory first, re-parsed and checked; only then are
+files written, each atomically, while holding the ledger lock. A file that does not parse stops
+the whole run before anything is written. ``dry_run`` computes the same report (with a unified
+diff per file) and writes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engram import __version__
+from engram.edit.atomic import (
+    exclusive_lock,
+    make_dirs,
+    read_text,
+    remove_empty_dirs,
+    remove_path,
+    write_atomic,
+)
+from engram.edit.ledger import Entry, Ledger, Link
+from engram.edit.plan import Edit, LinkPlan, OwnedFile, Scope
+from engram.edit.report import FileReport, Report, status_of, unified_diff
+from engram.edit.steps import apply_edit, reverse_entry
+from engram.edit.verify import verify
+
+LOCK_NAME = "links.lock"
+
+
+@dataclass
+class _Pending:
+    """One file's computed change inside a run."""
+
+    path: Path
+    before: str | None
+    after: str | None
+    mode: int | None = None
+    link: Link | None = None
+    put: list[Entry] = field(default_factory=list)
+    forget: list[tuple[str, str, str, str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+    dirs: list[str] = field(default_factory=list)
+
+
+def apply(
+    plans: Iterable[LinkPlan], ledger: Ledger, *, dry_run: bool = False, force: bool = False
+) -> list[Report]:
+    """Apply each plan's edits; one :class:`Report` per plan, in order.
+
+    Args:
+        plans: what the hosts want written.
+        ledger: the link ledger (reloaded under its lock before use, saved after).
+        dry_run: compute reports and diffs, write nothing.
+        force: replace existing entries that differ, and remove entries the user edited.
+    """
+    plans = list(plans)
+    with exclusive_lock(ledger.path.parent / LOCK_NAME):
+        ledger.refresh()
+        reports: list[Report] = []
+        pending: list[_Pending] = []
+        for plan in plans:
+            link = ledger.link(plan.host, plan.scope.value, _root(plan), create=True)
+            assert link is not None
+            if plan.server_command is not None:
+                link.command = list(plan.server_command)
+            link.version = __version__
+            files = [_plan_file(path, edits, ledger, link, force) for path, edits in _by_file(plan)]
+            pending.extend(files)
+            reports.append(Report(plan.host, plan.scope.value, [], list(plan.notices)))
+            reports[-1].files = [_report(f, dry_run) for f in files]
+        if not dry_run:
+            _commit(pending, ledger)
+        else:
+            ledger.refresh()
+        return reports
+
+
+def reverse(
+    host: str,
+    scope: Scope | str,
+    ledger: Ledger,
+    *,
+    dry_run: bool = False,
+    force: bool = False,
+    root: Path | None = None,
+) -> Report:
+    """Take back everything the ledger says Engram wrote for ``host`` in ``scope``.
+
+    Entries another link still uses (a shared ``AGENTS.md`` block) stay; entries the user changed
+    since are left alone and reported, unless ``force``. ``root`` narrows to one workspace.
+    """
+    scope_name = Scope(scope).value
+    with exclusive_lock(ledger.path.parent / LOCK_NAME):
+        ledger.refresh()
+        links = ledger.find_links(host, scope_name, None if root is None else str(root))
+        report = Report(host, scope_name, [])
+        pending: list[_Pending] = []
+        for link in links:
+            for file, entries in _entries_by_file(link.entries):
+                pending.append(_reverse_file(file, entries, ledger, link, force))
+        report.files = [_report(p, dry_run) for p in pending]
+        if not links:
+            report.notices.append(f"{host} ({scope_name}): not linked")
+        if not dry_run:
+            _commit(pending, ledger)
+        else:
+            ledger.refresh()
+        return report
+
+
+def _plan_file(path: Path, edits: list[Edit], ledger: Ledger, link: Link, force: bool) -> _Pending:
+    before = read_text(path)
+    item = _Pending(path, before, before, link=link)
+    applied: list[Edit] = []
+    for edit in edits:
+        step = apply_edit(edit, item.after, ledger, force=force)
+        if step.conflict:
+            item.conflicts.append(step.conflict)
+            continue
+        applied.append(edit)
+        item.after = step.text
+        if step.note:
+            item.notes.append(step.note)
+        if step.entry is not None:
+            item.put.append(step.entry)
+        if step.forget is not None:
+            item.forget.append(step.forget)
+        if isinstance(edit, OwnedFile):
+            item.mode = edit.mode
+    verify(path, before, item.after, applied)
+    return item
+
+
+def _reverse_file(
+    file: str, entries: list[Entry], ledger: Ledger, link: Link, force: bool
+) -> _Pending:
+    path = Path(file)
+    before = read_text(path)
+    item = _Pending(path, before, before, link=link)
+    for entry in reversed(entries):
+        users = ledger.others_using(link, entry)
+        if users:
+            item.forget.append(entry.identity())
+            names = ", ".join(sorted({f"{u.host} ({u.scope})" for u in users}))
+            item.notes.append(f"kept: also linked for {names}")
+            continue
+        step = reverse_entry(entry, item.after, force=force)
+        item.after = step.text
+        if step.note:
+            item.notes.append(step.note)
+        if step.forget is not None:
+            item.forget.append(step.forget)
+            item.dirs.extend(entry.created_dirs)
+    return item
+
+
+def _commit(pending: list[_Pending], ledger: Ledger) -> None:
+    """Write every changed file, then the ledger (also when a write fails half-way)."""
+    try:
+        for item in pending:
+            if item.conflicts and item.after == item.before:
+                continue
+            if item.after != item.before:
+                _write(item)
+            assert item.link is not None
+            for identity in item.forget:
+                item.link.drop(identity)
+            for entry in item.put:
+                if item.dirs and not entry.created_dirs:
+                    entry.created_dirs = list(item.dirs)
+                item.link.put(entry)
+            if item.after is None or item.forget:
+                remove_empty_dirs([Path(d) for d in item.dirs])
+    finally:
+        ledger.prune()
+        ledger.save()
+
+
+def _write(item: _Pending) -> None:
+    if item.after is None:
+        remove_path(item.path)
+        return
+    if item.before is None:
+        item.dirs = [str(d) for d in make_dirs(item.path.parent)]
+    write_atomic(item.path, item.after, item.mode, expect=item.before)
+    if item.mode is not None and item.before is not None:
+        item.path.chmod(item.mode)
+
+
+def _report(item: _Pending, dry_run: bool) -> FileReport:
+    status = status_of(item.before, item.after, bool(item.conflicts))
+    diff = unified_diff(item.path, item.before, item.after) if dry_run else ""
+    return FileReport(item.path, status, diff, item.notes, item.conflicts)
+
+
+def _by_file(plan: LinkPlan) -> list[tuple[Path, list[Edit]]]:
+    groups: dict[Path, list[Edit]] = {}
+    for edit in plan.edits:
+        groups.setdefault(Path(edit.file), []).append(edit)
+    return list(groups.items())
+
+
+def _entries_by_file(entries: list[Entry]) -> list[tuple[str, list[Entry]]]:
+    groups: dict[str, list[Entry]] = {}
+    for entry in entries:
+        groups.setdefault(entry.file, []).append(entry)
+    return list(reversed(groups.items()))
+
+
+def _root(plan: LinkPlan) -> str:
+    return str(plan.root) if plan.root is not None else ""

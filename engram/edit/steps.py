@@ -1,0 +1,243 @@
+"""One edit, or the reversal of one ledger entry, applied to a file's text in memory.
+
+These functions never touch the disk: they take the file's current text (None when it does
+not exist) and return the new text (None to delete the file) plus what the ledger should
+remember. The engine reads, verifies and writes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engram.edit import markdown, toml_doc
+from engram.edit.jsonc import document as jsonc
+from engram.edit.jsonc.document import Undo, same
+from engram.edit.ledger import (
+    JSON_LIST_ITEM,
+    JSON_VALUE,
+    MD_BLOCK,
+    OWNED_FILE,
+    TOML_VALUE,
+    Entry,
+    Ledger,
+    fingerprint,
+    text_fingerprint,
+)
+from engram.edit.plan import (
+    AddToList,
+    DocFormat,
+    Edit,
+    JSONValue,
+    ManagedBlock,
+    OwnedFile,
+    RemoveBlock,
+    RemoveFile,
+    RemoveFromList,
+    RemoveValue,
+    SetValue,
+)
+
+
+@dataclass
+class Step:
+    """The outcome of one edit on a file's text.
+
+    Args:
+        text: the file's new text (None: the file is to be deleted).
+        entry: what to record in the ledger (None: record nothing new).
+        forget: identity of a ledger entry to drop (a removal).
+        note: a line for the report ("already linked", "left alone: edited since link").
+        conflict: set when the edit was refused (an existing entry differs; ``--force``).
+    """
+
+    text: str | None
+    entry: Entry | None = None
+    forget: tuple[str, str, str, str, str] | None = None
+    note: str = ""
+    conflict: str = ""
+
+
+def apply_edit(edit: Edit, text: str | None, ledger: Ledger, *, force: bool) -> Step:
+    """Apply ``edit`` to ``text`` (the file's current content, None when missing)."""
+    file = str(edit.file)
+    if isinstance(edit, SetValue):
+        return _set_value(edit, text, ledger, force=force)
+    if isinstance(edit, AddToList):
+        return _add_to_list(edit, text)
+    if isinstance(edit, ManagedBlock):
+        new, sep = markdown.set_block(text or "", edit.block_id, edit.content, file)
+        entry = Entry(file, MD_BLOCK, text_fingerprint(_block_text(edit.content)), "markdown")
+        entry.block_id, entry.created_file, entry.undo = edit.block_id, text is None, {}
+        if sep is not None:
+            entry.undo = {"sep": sep}
+        else:
+            entry = _keep_creation(entry, ledger)
+        return Step(new, entry, note="" if new != text else "already up to date")
+    if isinstance(edit, OwnedFile):
+        return _owned_file(edit, text, ledger, force=force)
+    return _removal(edit, text, ledger, force=force)
+
+
+def reverse_entry(entry: Entry, text: str | None, *, force: bool) -> Step:
+    """Take back what ``entry`` wrote; leave it (with a note) when the user changed it."""
+    ident = entry.identity()
+    if text is None:
+        return Step(None, forget=ident, note="already gone")
+    current = current_fingerprint(entry, text)
+    if current is None:
+        return Step(text, forget=ident, note="already removed")
+    if current != entry.sha256 and not force:
+        what = _describe(entry)
+        return Step(text, note=f"left alone: {what} was changed after linking (use --force)")
+    where = entry.file
+    path = tuple(entry.path)
+    if entry.kind == JSON_VALUE:
+        undo = Undo.from_dict(entry.undo) if entry.undo else None
+        new: str | None = jsonc.remove_value(text, path, undo, where=where)
+    elif entry.kind == JSON_LIST_ITEM:
+        undo = Undo.from_dict(entry.undo) if entry.undo else None
+        new = jsonc.remove_from_list(text, path, entry.item, undo, where=where)
+    elif entry.kind == TOML_VALUE:
+        new = toml_doc.remove_value(text, path, entry.undo.get("appended"), where)
+    elif entry.kind == MD_BLOCK:
+        new = markdown.remove_block(text, entry.block_id, entry.undo.get("sep"), where)
+    else:
+        new = None
+    if entry.created_file and new is not None and new.strip() == "":
+        new = None
+    return Step(new, forget=ident)
+
+
+def current_fingerprint(entry: Entry, text: str) -> str | None:
+    """Fingerprint of what is now where ``entry`` wrote (None when it is gone)."""
+    where, path = entry.file, tuple(entry.path)
+    if entry.kind in (JSON_VALUE, TOML_VALUE):
+        reader = jsonc.get if entry.kind == JSON_VALUE else toml_doc.get
+        found, value = reader(text, path, where)
+        return fingerprint(value) if found else None
+    if entry.kind == JSON_LIST_ITEM:
+        found, value = jsonc.get(text, path, where)
+        items = value if found and isinstance(value, list) else []
+        return entry.sha256 if any(same(item, entry.item) for item in items) else None
+    if entry.kind == MD_BLOCK:
+        content = markdown.block_content(text, entry.block_id, where)
+        return None if content is None else text_fingerprint(content)
+    return text_fingerprint(text)
+
+
+def _set_value(edit: SetValue, text: str | None, ledger: Ledger, *, force: bool) -> Step:
+    file, path = str(edit.file), edit.path
+    is_toml = edit.format is DocFormat.TOML
+    kind = TOML_VALUE if is_toml else JSON_VALUE
+    probe = Entry(file, kind, "", edit.format.value, list(path))
+    owned = _recorded(ledger, probe)
+    reader = toml_doc.get if is_toml else jsonc.get
+    found, current = reader(text or "", path, file)
+    if found and same(current, edit.value):
+        return Step(text, owned, note="already linked")
+    mine = owned is not None and owned.sha256 == fingerprint(current)
+    if found and not (edit.replace or force or mine):
+        return Step(text, conflict=f"existing {'.'.join(path)} differs — use --force to replace it")
+    entry = Entry(file, kind, fingerprint(edit.value), edit.format.value, list(path))
+    entry.created_file = text is None
+    if is_toml:
+        new, appended = toml_doc.set_value(text or "", path, edit.value, file)
+        entry.undo = {"appended": appended} if appended else {}
+    else:
+        strict = edit.format is DocFormat.JSON
+        new, undo = jsonc.set_value(text or "", path, edit.value, strict=strict, where=file)
+        entry.undo = undo.to_dict()
+    if found and mine and owned is not None:
+        # Re-pinning our own value: removal must still restore the bytes before the first link.
+        entry.undo, entry.created_file = owned.undo, owned.created_file
+        entry.created_dirs = owned.created_dirs
+    return Step(new, entry, note="replaced the existing value" if found and not mine else "")
+
+
+def _add_to_list(edit: AddToList, text: str | None) -> Step:
+    file = str(edit.file)
+    strict = edit.format is DocFormat.JSON
+    new, undo = jsonc.add_to_list(text or "", edit.path, edit.item, strict=strict, where=file)
+    entry = Entry(file, JSON_LIST_ITEM, fingerprint(edit.item), edit.format.value, list(edit.path))
+    entry.item, entry.created_file = edit.item, text is None
+    if undo is None:
+        return Step(text, None, note="already linked")
+    entry.undo = undo.to_dict()
+    return Step(new, entry)
+
+
+def _owned_file(edit: OwnedFile, text: str | None, ledger: Ledger, *, force: bool) -> Step:
+    file = str(edit.file)
+    entry = Entry(file, OWNED_FILE, text_fingerprint(edit.content), "file")
+    entry.created_file = text is None
+    owned = _recorded(ledger, entry)
+    if text is not None and text.replace("\r\n", "\n") == edit.content.replace("\r\n", "\n"):
+        return Step(text, owned, note="already linked")
+    if text is not None and not force and (owned is None or owned.sha256 != text_fingerprint(text)):
+        reason = "edited since Engram wrote it" if owned else "not Engram's"
+        return Step(text, conflict=f"{file} exists and is {reason} — use --force to replace it")
+    if owned is not None:
+        entry.created_file, entry.created_dirs = owned.created_file, owned.created_dirs
+    return Step(edit.content, entry)
+
+
+def _removal(edit: Edit, text: str | None, ledger: Ledger, *, force: bool) -> Step:
+    """RemoveValue / RemoveFromList / RemoveBlock / RemoveFile as planned by a host."""
+    file = str(edit.file)
+    if isinstance(edit, RemoveValue):
+        kind = TOML_VALUE if edit.format is DocFormat.TOML else JSON_VALUE
+        probe = Entry(file, kind, "", edit.format.value, list(edit.path))
+    elif isinstance(edit, RemoveFromList):
+        probe = Entry(file, JSON_LIST_ITEM, fingerprint(edit.item), edit.format.value)
+        probe.path, probe.item = list(edit.path), edit.item
+    elif isinstance(edit, RemoveBlock):
+        probe = Entry(file, MD_BLOCK, "", "markdown", block_id=edit.block_id)
+    else:
+        assert isinstance(edit, RemoveFile)
+        probe = Entry(file, OWNED_FILE, "", "file")
+    recorded = _recorded(ledger, probe)
+    if recorded is None and not force:
+        if text is not None and current_fingerprint(probe, text) is not None:
+            return Step(text, note=f"left alone: {_describe(probe)} was not written by Engram")
+        return Step(text, note="nothing to remove")
+    target = recorded or probe
+    if recorded is None:
+        target.sha256 = current_fingerprint(probe, text) or "" if text is not None else ""
+    return reverse_entry(target, text, force=force)
+
+
+def _recorded(ledger: Ledger, probe: Entry) -> Entry | None:
+    identity = probe.identity()
+    for link in ledger.links:
+        found = link.find(identity)
+        if found is not None:
+            return found
+    return None
+
+
+def _keep_creation(entry: Entry, ledger: Ledger) -> Entry:
+    owned = _recorded(ledger, entry)
+    if owned is not None:
+        entry.undo, entry.created_file = owned.undo, owned.created_file
+        entry.created_dirs = owned.created_dirs
+    return entry
+
+
+def _block_text(content: str) -> str:
+    body = content.replace("\r\n", "\n")
+    return body if not body or body.endswith("\n") else body + "\n"
+
+
+def _describe(entry: Entry) -> str:
+    if entry.kind == MD_BLOCK:
+        return f"the '{entry.block_id}' block"
+    if entry.kind == OWNED_FILE:
+        return "the file"
+    if entry.kind == JSON_LIST_ITEM:
+        return f"the entry in {'.'.join(entry.path)}"
+    return ".".join(entry.path)
+
+
+def value_of(edit: SetValue | AddToList) -> JSONValue:
+    """The value an edit writes (the item, for a list)."""
+    return edit.value if isinstance(edit, SetValue) else edit.item

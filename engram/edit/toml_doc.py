@@ -1,0 +1,164 @@
+"""Set and remove tables in TOML text, keeping comments and formatting.
+
+A new table (``[mcp_servers.engram]`` plus sub-tables such as
+``[mcp_servers.engram.tools.engram_commit]``) is rendered by ``tomlkit`` and appended to the
+end of the file after one blank line; removing it deletes exactly that text, so link then
+unlink gives back the original bytes. Anything else (replacing an existing value, a table the
+user moved or edited, a document where appending is not valid TOML) goes through ``tomlkit``'s
+own document model, which keeps comments and layout of everything it does not touch.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import tomlkit
+from tomlkit.exceptions import ParseError
+
+from engram.edit.jsonc.document import same
+from engram.edit.plan import JSONValue
+from engram.errors import EngramError
+
+
+def load(text: str, where: str = "<text>") -> dict[str, Any]:
+    """The plain data of a TOML document; ``edit.parse_error`` (file, line, column) if bad."""
+    data: dict[str, Any] = _parse(text, where).unwrap()
+    return data
+
+
+def get(text: str, path: tuple[str, ...], where: str = "<text>") -> tuple[bool, JSONValue]:
+    """``(found, value)`` at ``path``."""
+    node: Any = load(text, where)
+    for key in path:
+        if not isinstance(node, dict) or key not in node:
+            return False, None
+        node = node[key]
+    return True, cast(JSONValue, node)
+
+
+def set_value(
+    text: str, path: tuple[str, ...], value: JSONValue, where: str = "<text>"
+) -> tuple[str, str | None]:
+    """``text`` with ``value`` at ``path``, and the exact text appended (None if not appended)."""
+    data = load(text, where)
+    expected = _with(data, path, value)
+    if isinstance(value, dict) and _absent(data, path):
+        eol = "\r\n" if "\r\n" in text else "\n"
+        block = _render_tables(path, value).replace("\n", eol)
+        sep = (
+            "" if text == "" or text.endswith(eol + eol) else eol if text.endswith(eol) else eol * 2
+        )
+        candidate = text + sep + block
+        if _parses_to(candidate, expected):
+            return candidate, sep + block
+    doc = _parse(text, where)
+    container: Any = doc
+    for key in path[:-1]:
+        if key not in container:
+            container[key] = tomlkit.table(is_super_table=True)
+        container = container[key]
+        if not isinstance(container, dict):
+            raise _type_conflict(path, where)
+    container[path[-1]] = value
+    return tomlkit.dumps(doc), None
+
+
+def remove_value(
+    text: str, path: tuple[str, ...], appended: str | None = None, where: str = "<text>"
+) -> str:
+    """``text`` without ``path``; the exact inverse of :func:`set_value` when ``appended`` is given.
+
+    Parent tables left empty by the removal are removed too when they had no header of their
+    own (the implicit ``mcp_servers`` of ``[mcp_servers.engram]``).
+    """
+    data = load(text, where)
+    if _absent(data, path):
+        return text
+    if appended and appended in text:
+        at = text.rindex(appended)
+        candidate = text[:at] + text[at + len(appended) :]
+        if _parses_to(candidate, _without(data, path, prune=True)) or _parses_to(
+            candidate, _without(data, path, prune=False)
+        ):
+            return candidate
+    doc = _parse(text, where)
+    containers: list[Any] = [doc]
+    for key in path[:-1]:
+        containers.append(containers[-1][key])
+    del containers[-1][path[-1]]
+    for depth in range(len(path) - 1, 0, -1):
+        table = containers[depth]
+        if len(table) == 0 and getattr(table, "is_super_table", lambda: False)():
+            del containers[depth - 1][path[depth - 1]]
+    return tomlkit.dumps(doc)
+
+
+def _render_tables(path: tuple[str, ...], value: dict[str, Any]) -> str:
+    doc = tomlkit.document()
+    container: Any = doc
+    for key in path[:-1]:
+        container[key] = tomlkit.table(is_super_table=True)
+        container = container[key]
+    container[path[-1]] = value
+    return tomlkit.dumps(doc)
+
+
+def _parse(text: str, where: str) -> tomlkit.TOMLDocument:
+    try:
+        return tomlkit.parse(text)
+    except ParseError as err:
+        raise EngramError(
+            "edit.parse_error",
+            f"{where}:{err.line}:{err.col}: {str(err).split(' at line ')[0]}",
+            "fix the file by hand (Engram never rewrites a file it cannot parse), then retry",
+            file=where,
+            line=err.line,
+            column=err.col,
+        ) from None
+
+
+def _parses_to(text: str, expected: dict[str, Any]) -> bool:
+    try:
+        data = tomlkit.parse(text).unwrap()
+    except ParseError:
+        return False
+    return same(cast(JSONValue, data), cast(JSONValue, expected))
+
+
+def _absent(data: dict[str, Any], path: tuple[str, ...]) -> bool:
+    node: Any = data
+    for key in path:
+        if not isinstance(node, dict) or key not in node:
+            return True
+        node = node[key]
+    return False
+
+
+def _with(data: dict[str, Any], path: tuple[str, ...], value: JSONValue) -> dict[str, Any]:
+    """A copy of ``data`` with ``value`` at ``path``."""
+    if not path:
+        return cast(dict[str, Any], value)
+    child = data.get(path[0], {})
+    if not isinstance(child, dict):
+        return {**data, path[0]: value}
+    return {**data, path[0]: _with(child, path[1:], value) if len(path) > 1 else value}
+
+
+def _without(data: dict[str, Any], path: tuple[str, ...], *, prune: bool) -> dict[str, Any]:
+    """A copy of ``data`` without ``path`` (``prune``: and without parents left empty)."""
+    if len(path) == 1:
+        return {k: v for k, v in data.items() if k != path[0]}
+    child = _without(data[path[0]], path[1:], prune=prune)
+    if prune and not child:
+        return {k: v for k, v in data.items() if k != path[0]}
+    return {**data, path[0]: child}
+
+
+def _type_conflict(path: tuple[str, ...], where: str) -> EngramError:
+    shown = ".".join(path[:-1])
+    return EngramError(
+        "edit.type_conflict",
+        f"{where}: {shown} is not a table, so Engram cannot add its entry there",
+        f"fix {shown} in {where} by hand, then retry",
+        file=where,
+    )

@@ -1,0 +1,212 @@
+"""apply / reverse on real files: link then unlink gives back the original bytes."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from engram.edit.engine import apply, reverse
+from engram.edit.ledger import Ledger
+from engram.edit.plan import (
+    AddToList,
+    DocFormat,
+    LinkPlan,
+    ManagedBlock,
+    OwnedFile,
+    Scope,
+    SetValue,
+)
+from engram.errors import EngramError
+from engram.testing import Sandbox
+
+SERVER = {"type": "stdio", "command": "engram-mcp", "args": [], "env": {}}
+CODEX = {
+    "command": "engram-mcp",
+    "args": [],
+    "tools": {"engram_commit": {"approval_mode": "approve"}},
+}
+
+
+def _ledger(sandbox: Sandbox) -> Ledger:
+    return Ledger.at(sandbox.data_dir)
+
+
+def _plan(sandbox: Sandbox, *edits: object, host: str = "test") -> LinkPlan:
+    return LinkPlan(
+        host,
+        Scope.WORKSPACE,
+        list(edits),  # type: ignore[arg-type]
+        root=sandbox.workspace,
+        server_command=["engram-mcp"],
+    )
+
+
+def _snapshot(root: Path) -> dict[str, bytes | None]:
+    return {
+        str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None)
+        for p in sorted(root.rglob("*"))
+    }
+
+
+def _full_plan(sandbox: Sandbox, host: str = "test") -> LinkPlan:
+    ws = sandbox.workspace
+    return _plan(
+        sandbox,
+        SetValue(ws / ".mcp.json", DocFormat.JSON, ("mcpServers", "engram"), SERVER),
+        SetValue(ws / "opencode.jsonc", DocFormat.JSONC, ("mcp", "engram"), {"type": "local"}),
+        AddToList(
+            ws / ".claude" / "settings.json",
+            DocFormat.JSON,
+            ("hooks", "SessionStart"),
+            {"matcher": "startup", "hooks": [{"type": "command", "command": "engram hook"}]},
+        ),
+        SetValue(ws / ".codex" / "config.toml", DocFormat.TOML, ("mcp_servers", "engram"), CODEX),
+        ManagedBlock(ws / "AGENTS.md", "engram", "Use Engram's memory tools."),
+        OwnedFile(ws / ".claude" / "skills" / "memory" / "SKILL.md", "---\nname: m\n---\n", 0o600),
+        host=host,
+    )
+
+
+PREEXISTING = {
+    ".mcp.json": '\ufeff{\r\n\t"mcpServers": {\r\n\t\t"other": {"command": "x"}\r\n\t}\r\n}\r\n',
+    "opencode.jsonc": '{\n  // my config\n  "theme": "dark", /* trailing */\n  "mcp": {},\n}\n',
+    ".claude/settings.json": '{"hooks": {"SessionStart": []}, "model": "opus"}',
+    ".codex/config.toml": '# codex\nmodel = "o3"\n\n[mcp_servers.other]\ncommand = "x" # c\n',
+    "AGENTS.md": "# Agents\n\nBe nice.",
+}
+
+
+def _write_preexisting(ws: Path) -> None:
+    for rel, text in PREEXISTING.items():
+        path = ws / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode())
+
+
+def test_link_then_unlink_on_empty_workspace_leaves_nothing(sandbox: Sandbox) -> None:
+    before = _snapshot(sandbox.workspace)
+    reports = apply([_full_plan(sandbox)], _ledger(sandbox))
+    assert {f.status for f in reports[0].files} == {"created"}
+    data = json.loads((sandbox.workspace / ".mcp.json").read_text())
+    assert data == {"mcpServers": {"engram": SERVER}}
+    skill = sandbox.workspace / ".claude/skills/memory/SKILL.md"
+    assert stat.S_IMODE(skill.stat().st_mode) == 0o600
+    report = reverse("test", Scope.WORKSPACE, _ledger(sandbox))
+    assert {f.status for f in report.files} == {"removed"}
+    assert _snapshot(sandbox.workspace) == before
+    assert _ledger(sandbox).links == []
+
+
+def test_link_then_unlink_restores_every_byte(sandbox: Sandbox) -> None:
+    _write_preexisting(sandbox.workspace)
+    before = _snapshot(sandbox.workspace)
+    apply([_full_plan(sandbox)], _ledger(sandbox))
+    after = _snapshot(sandbox.workspace)
+    assert all(after[k] != v for k, v in before.items() if v is not None)
+    opencode = (sandbox.workspace / "opencode.jsonc").read_text()
+    assert "// my config" in opencode and "/* trailing */" in opencode
+    reverse("test", Scope.WORKSPACE, _ledger(sandbox))
+    assert _snapshot(sandbox.workspace) == before
+
+
+def test_second_link_changes_nothing(sandbox: Sandbox) -> None:
+    _write_preexisting(sandbox.workspace)
+    original = _snapshot(sandbox.workspace)
+    apply([_full_plan(sandbox)], _ledger(sandbox))
+    linked = _snapshot(sandbox.workspace)
+    reports = apply([_full_plan(sandbox)], _ledger(sandbox))
+    assert {f.status for f in reports[0].files} == {"unchanged"}
+    assert not reports[0].changed
+    assert _snapshot(sandbox.workspace) == linked
+    reverse("test", Scope.WORKSPACE, _ledger(sandbox))
+    assert _snapshot(sandbox.workspace) == original
+
+
+def test_dry_run_writes_nothing_and_shows_a_diff(sandbox: Sandbox) -> None:
+    _write_preexisting(sandbox.workspace)
+    before = _snapshot(sandbox.workspace)
+    reports = apply([_full_plan(sandbox)], _ledger(sandbox), dry_run=True)
+    assert _snapshot(sandbox.workspace) == before
+    assert not (sandbox.data_dir / "links.json").exists()
+    assert '+    "engram": {' in reports[0].diff
+    assert "+[mcp_servers.engram]" in reports[0].diff
+
+
+def test_differing_entry_is_a_conflict_unless_forced(sandbox: Sandbox) -> None:
+    mcp = sandbox.workspace / ".mcp.json"
+    original = '{"mcpServers": {"engram": {"command": "old"}}}\n'
+    mcp.write_text(original)
+    plan = _plan(sandbox, SetValue(mcp, DocFormat.JSON, ("mcpServers", "engram"), SERVER))
+    report = apply([plan], _ledger(sandbox))[0]
+    assert report.files[0].status == "conflict"
+    assert "use --force" in report.conflicts[0]
+    assert mcp.read_text() == original
+    report = apply([plan], _ledger(sandbox), force=True)[0]
+    assert report.files[0].status == "changed"
+    assert json.loads(mcp.read_text())["mcpServers"]["engram"] == SERVER
+    reverse("test", Scope.WORKSPACE, _ledger(sandbox))
+    assert mcp.read_text() == original
+
+
+def test_user_edited_entry_is_left_alone_on_unlink(sandbox: Sandbox) -> None:
+    mcp = sandbox.workspace / ".mcp.json"
+    plan = _plan(sandbox, SetValue(mcp, DocFormat.JSON, ("mcpServers", "engram"), SERVER))
+    apply([plan], _ledger(sandbox))
+    mcp.write_text(mcp.read_text().replace('"engram-mcp"', '"my-engram"'))
+    edited = mcp.read_text()
+    report = reverse("test", Scope.WORKSPACE, _ledger(sandbox))
+    assert mcp.read_text() == edited
+    assert any("left alone" in n for n in report.files[0].notes)
+    reverse("test", Scope.WORKSPACE, _ledger(sandbox), force=True)
+    assert not mcp.exists()
+
+
+def test_shared_block_stays_while_another_host_uses_it(sandbox: Sandbox) -> None:
+    agents = sandbox.workspace / "AGENTS.md"
+    block = ManagedBlock(agents, "engram", "Use Engram.")
+    apply(
+        [_plan(sandbox, block, host="codex"), _plan(sandbox, block, host="opencode")],
+        _ledger(sandbox),
+    )
+    reverse("codex", Scope.WORKSPACE, _ledger(sandbox))
+    assert "Use Engram." in agents.read_text()
+    reverse("opencode", Scope.WORKSPACE, _ledger(sandbox))
+    assert not agents.exists()
+
+
+def test_corrupt_file_is_never_written(sandbox: Sandbox) -> None:
+    mcp = sandbox.workspace / ".mcp.json"
+    mcp.write_text('{\n  "mcpServers": {,\n}\n')
+    other = sandbox.workspace / "AGENTS.md"
+    plan = _plan(
+        sandbox,
+        ManagedBlock(other, "engram", "x"),
+        SetValue(mcp, DocFormat.JSON, ("mcpServers", "engram"), SERVER),
+    )
+    with pytest.raises(EngramError) as caught:
+        apply([plan], _ledger(sandbox))
+    assert caught.value.code == "edit.parse_error"
+    assert f"{mcp}:2:18" in caught.value.message
+    assert mcp.read_text() == '{\n  "mcpServers": {,\n}\n'
+    assert not other.exists()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores file permissions")
+def test_read_only_folder_is_a_clear_error(sandbox: Sandbox) -> None:
+    folder = sandbox.workspace / "ro"
+    folder.mkdir()
+    mcp = folder / ".mcp.json"
+    mcp.write_text("{}\n")
+    folder.chmod(0o555)
+    try:
+        plan = _plan(sandbox, SetValue(mcp, DocFormat.JSON, ("mcpServers", "engram"), SERVER))
+        with pytest.raises(EngramError) as caught:
+            apply([plan], _ledger(sandbox))
+        assert caught.value.code == "edit.unwritable"
+        assert mcp.read_text() == "{}\n"
+    finally:
+        folder.chmod(0o755)

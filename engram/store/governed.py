@@ -18,7 +18,9 @@ Public API:
     bump_counter(conn, rowids, column)
     get_setting / set_setting
     counts(conn, project) -> dict
-    recent_journal_observations(conn, project, sessions, types) -> list[dict]
+    recent_journal_observations(conn, project, sessions, types, limit) -> list[dict]
+    top_by_usage(conn, project, today, limit) -> list[dict]
+    immediate(conn)                            BEGIN IMMEDIATE context manager
 """
 
 from __future__ import annotations
@@ -272,3 +274,28 @@ def counts(conn: sqlite3.Connection, project: str, today: str) -> dict[str, Any]
         "expired_notes": expired,
         "by_type": by_type,
     }
+
+
+def recent_journal_observations(
+    conn: sqlite3.Connection, project: str, sessions: int, types: Iterable[str], limit: int
+) -> list[dict[str, Any]]:
+    """Live journal observations of the project's ``sessions`` most recent sessions.
+
+    Only the given observation types, oldest first, at most ``limit`` (the newest ones).
+    """
+    wanted = sorted(set(types))
+    if not wanted or sessions < 1 or limit < 1:
+        return []
+    marks = ", ".join("?" for _ in wanted)
+    rows = _dicts(
+        conn.execute(
+            "SELECT o.id, o.type, o.title, o.content, o.topic_key, o.session_id "
+            "FROM observations o WHERE o.deleted_at IS NULL AND o.project = ? "
+            f"AND o.type IN ({marks}) AND o.session_id IN ("
+            "  SELECT s.id FROM sessions s WHERE s.project = ? "
+            "  ORDER BY s.started_at DESC, s.id DESC LIMIT ?) "
+            "ORDER BY o.id DESC LIMIT ?",
+            (project, *wanted, project, sessions, limit),
+        )
+    )
+    return list(reversed(rows))

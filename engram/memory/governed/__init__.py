@@ -13,7 +13,7 @@ Write: :func:`commit` (an approved token), :func:`write_candidates` (``save-sess
 from __future__ import annotations
 
 from engram.memory.governed.approvals import decline
-from engram.memory.governed.base import KnowledgeBase
+from engram.memory.governed.base import KnowledgeBase, open_knowledge_base
 from engram.memory.governed.commit import commit, select_numbers, write_candidates
 from engram.memory.governed.config import GovernedConfig, load_config
 from engram.memory.governed.health import status, status_text, verify
@@ -21,7 +21,7 @@ from engram.memory.governed.load import fetch, load
 from engram.memory.governed.models import Candidate, CommitOutcome, LoadPack, Proposal, Route
 from engram.memory.governed.notes import promote, propose_note
 from engram.memory.governed.prefs import set_roles, set_rule_variant
-from engram.memory.governed.proposals import propose
+from engram.memory.governed.proposals import propose, propose_session, save_session_forced
 from engram.memory.governed.routing import classify, route
 from engram.memory.governed.search import search
 from engram.memory.governed.tokens import estimate_tokens
@@ -43,11 +43,14 @@ __all__ = [
     "fetch",
     "load",
     "load_config",
+    "open_knowledge_base",
     "promote",
     "propose",
     "propose_note",
+    "propose_session",
     "resolve_workspace",
     "route",
+    "save_session_forced",
     "search",
     "select_numbers",
     "set_roles",

@@ -12,14 +12,14 @@ import re
 
 from engram.errors import EngramError
 from engram.memory.governed.models import SCOPES, TYPES, Candidate
+from engram.memory.redaction import REDACTED
+from engram.memory.redaction import redact as redact_private
 
-REDACTED = "[REDACTED]"
 MAX_TITLE_CHARS = 200
 MAX_BODY_BYTES = 16 * 1024
 MAX_NOTE_BYTES = 2 * 1024
 
 _SECRETS = (
-    re.compile(r"<private>.*?</private>", re.IGNORECASE | re.DOTALL),
     re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}"),
     re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"),
     re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"),
@@ -45,6 +45,7 @@ _INSTRUCTION_LIKE = (
 
 def redact(text: str) -> str:
     """``text`` with private blocks and recognisable secrets replaced by ``[REDACTED]``."""
+    text = redact_private(text)
     for pattern in _SECRETS:
         text = pattern.sub(REDACTED, text)
     return text

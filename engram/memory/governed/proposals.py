@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from engram.errors import EngramError
 from engram.memory.governed import approvals
 from engram.memory.governed.base import KnowledgeBase
+from engram.memory.governed.commit import write_candidates
 from engram.memory.governed.guard import check_candidate
-from engram.memory.governed.models import Candidate, Proposal, Verdict
+from engram.memory.governed.models import Candidate, CommitOutcome, Proposal, Verdict
 from engram.memory.governed.verdicts import candidate_key, verdicts_for
 from engram.store import governed as sql
 
@@ -75,3 +76,63 @@ def token_footer(token: str, expires: str) -> str:
         "Show these candidates to the human. Only after they approve, call engram_commit with "
         'this approval_token and approve: "all" or the approved numbers. Never commit unapproved.'
     )
+
+
+# Journal observation types worth proposing as governed knowledge, and what they become.
+JOURNAL_TYPES = {
+    "decision": "decision",
+    "architecture": "decision",
+    "pattern": "convention",
+    "config": "convention",
+    "convention": "convention",
+    "bugfix": "gotcha",
+    "discovery": "gotcha",
+    "learning": "gotcha",
+    "procedure": "procedure",
+}
+HARVEST_BODY_BYTES = 4096
+
+
+def session_candidates(kb: KnowledgeBase, query_level: int = 1) -> list[Candidate]:
+    """Candidates from the journal: decisions, patterns, fixes... of the last N sessions."""
+    if isinstance(query_level, bool) or not isinstance(query_level, int) or query_level < 1:
+        raise EngramError(
+            "governed.bad_query_level",
+            f"query level must be a whole number >= 1, got {query_level!r}",
+            "pass the number of recent sessions to read, e.g. --query-level 5",
+        )
+    rows = sql.recent_journal_observations(
+        kb.conn, kb.project, query_level, JOURNAL_TYPES, MAX_CANDIDATES
+    )
+    out: list[Candidate] = []
+    for row in rows:
+        body = row["content"].strip()
+        if len(body.encode("utf-8")) > HARVEST_BODY_BYTES:
+            body = body.encode("utf-8")[: HARVEST_BODY_BYTES - 3].decode("utf-8", "ignore") + "..."
+        if row["title"].strip() and body:
+            out.append(Candidate(row["title"].strip()[:200], body, JOURNAL_TYPES[row["type"]]))
+    if not out:
+        raise EngramError(
+            "governed.nothing_to_save",
+            f"the last {query_level} session(s) of {kb.project} hold no decisions, patterns or fixes",
+            "save observations with mem_save first, or raise --query-level",
+        )
+    return out
+
+
+def propose_session(
+    kb: KnowledgeBase, candidates: Sequence[Candidate] | None = None, query_level: int = 1
+) -> Proposal:
+    """``engram_save_session``: propose the given candidates, or harvest them from the journal."""
+    return propose(kb, list(candidates) if candidates else session_candidates(kb, query_level))
+
+
+def save_session_forced(kb: KnowledgeBase, query_level: int = 1) -> CommitOutcome:
+    """``engram save-session --force``: the human at the terminal approves by running it.
+
+    Writes through the same path as ``engram_commit``: duplicates and related candidates
+    are deferred.
+    """
+    checked = prepare_candidates(kb, session_candidates(kb, query_level))
+    numbers = range(1, len(checked) + 1)
+    return write_candidates(kb, checked, list(numbers), None, source="save-session")

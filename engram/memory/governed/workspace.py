@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engram.errors import EngramError
+from engram.memory.project import require_single, resolve_project
 
 ENGRAM_DIR = ".engram"
 PENDING_FILE = "pending-approvals.json"
@@ -54,11 +55,13 @@ class Workspace:
             write_atomic(ignore, prefix + "".join(f"{entry}\n" for entry in missing))
 
 
-def resolve_workspace(path: Path | None = None, project: str | None = None) -> Workspace:
+def resolve_workspace(
+    path: Path | None = None, project: str | None = None, process_override: str | None = None
+) -> Workspace:
     """The workspace for a call: ``path`` (default: cwd) and its project.
 
-    The project is ``project`` when given, else ``ENGRAM_PROJECT``, else the workspace
-    folder's name, lowercased.
+    The project follows the usual precedence (explicit, process override, ``ENGRAM_PROJECT``,
+    detection from the workspace folder); an ambiguous folder is an error naming candidates.
     """
     root = (path or Path.cwd()).resolve()
     if not root.is_dir():
@@ -67,14 +70,8 @@ def resolve_workspace(path: Path | None = None, project: str | None = None) -> W
             f"workspace {root} is not a directory",
             "run from your project folder",
         )
-    name = (project or os.environ.get("ENGRAM_PROJECT", "") or root.name).strip().lower()
-    if not name:
-        raise EngramError(
-            "governed.no_project",
-            "cannot tell which project this workspace is",
-            "set ENGRAM_PROJECT or pass --project",
-        )
-    return Workspace(root, name)
+    detection = resolve_project(project, root, process_override=process_override)
+    return Workspace(root, require_single(detection))
 
 
 def write_atomic(path: Path, text: str, mode: int = 0o600) -> None:

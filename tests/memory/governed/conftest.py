@@ -21,8 +21,9 @@ def clock() -> Clock:
 @pytest.fixture
 def kb(sandbox: Sandbox, clock: Clock) -> Iterator[KnowledgeBase]:
     """A knowledge base for project ``demo`` in the sandbox workspace."""
-    conn = open_test_store(sandbox.data_dir)
+    store = open_test_store(sandbox.data_dir)
     try:
-        yield KnowledgeBase(conn, resolve_workspace(sandbox.workspace, "demo"), clock=clock)
+        ws = resolve_workspace(sandbox.workspace, "demo")
+        yield KnowledgeBase(store.connection, ws, clock=clock)
     finally:
-        conn.close()
+        store.close()

@@ -1,22 +1,18 @@
-"""Test support for governed memory: a migrated store file and a clock tests can move."""
+"""Test support for governed memory: a migrated store and a clock tests can move."""
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-import engram.store.governed
+from engram.store.db import Store
 
 
-def open_test_store(data_dir: Path) -> sqlite3.Connection:
-    """Open ``engram.db`` in ``data_dir`` with the governed migration applied."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(data_dir / "engram.db", isolation_level=None)
-    migration = Path(engram.store.governed.__file__).parent / "migrations" / "0002_governed.sql"
-    conn.executescript(migration.read_text(encoding="utf-8"))
-    return conn
+def open_test_store(data_dir: Path) -> Store:
+    """Open (creating and migrating) the real store in ``data_dir``."""
+    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return Store.open(data_dir)
 
 
 @dataclass

@@ -170,7 +170,7 @@ def test_supersede_applies_only_while_the_verdict_still_matches(kb: KnowledgeBas
     active = kb.conn.execute(
         "SELECT body FROM governed_memories WHERE status = 'active' AND tier = 'durable'"
     ).fetchall()
-    assert active == [("SQLite + FTS5.",)]
+    assert [tuple(r) for r in active] == [("SQLite + FTS5.",)]
 
 
 def test_bad_candidates_are_refused_before_any_proposal(kb: KnowledgeBase) -> None:
@@ -189,7 +189,8 @@ def test_bad_candidates_are_refused_before_any_proposal(kb: KnowledgeBase) -> No
 
 def test_secrets_are_redacted_before_the_preview(kb: KnowledgeBase) -> None:
     proposal = propose(
-        kb, [Candidate("Deploy key", "Use <private>hunter2</private> and ghp_" + "a" * 30, "gotcha")]
+        kb,
+        [Candidate("Deploy key", "Use <private>hunter2</private> and ghp_" + "a" * 30, "gotcha")],
     )
     assert "hunter2" not in proposal.text and "ghp_" not in proposal.text
     assert "hunter2" not in kb.workspace.pending_file.read_text()
@@ -202,6 +203,5 @@ def test_scope_can_be_narrowed_never_widened(kb: KnowledgeBase) -> None:
         commit(kb, propose(kb, [narrow]).approval_token, "all", scope="global")
     assert err.value.code == "governed.scope_widened"
     commit(kb, propose(kb, [wide]).approval_token, "all", scope="project")
-    assert kb.conn.execute("SELECT scope, project FROM governed_memories").fetchall() == [
-        ("project", "demo")
-    ]
+    rows = kb.conn.execute("SELECT scope, project FROM governed_memories").fetchall()
+    assert [tuple(r) for r in rows] == [("project", "demo")]

@@ -140,11 +140,26 @@ def test_search_returns_id_type_scope_score(kb: KnowledgeBase) -> None:
 
 
 WORDS = st.sampled_from(
-    "test fix flaky release sqlite ruff search order migration review the a".split()
+    [
+        "test",
+        "fix",
+        "flaky",
+        "release",
+        "sqlite",
+        "ruff",
+        "search",
+        "order",
+        "migration",
+        "review",
+        "the",
+        "a",
+    ]
 )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     bodies=st.lists(st.text(min_size=1, max_size=400).filter(str.strip), min_size=1, max_size=8),
     query=st.lists(WORDS, max_size=4).map(" ".join),
@@ -159,9 +174,11 @@ def test_a_pack_never_exceeds_its_budget(
     budget: int,
     disclosure: str,
 ) -> None:
-    conn = open_test_store(sandbox.data_dir / f"prop{abs(hash((tuple(bodies), query)))}")
+    store = open_test_store(sandbox.data_dir / f"prop{abs(hash((tuple(bodies), query)))}")
     try:
-        kb = KnowledgeBase(conn, resolve_workspace(sandbox.workspace, "demo"), clock=clock)
+        kb = KnowledgeBase(
+            store.connection, resolve_workspace(sandbox.workspace, "demo"), clock=clock
+        )
         candidates = [
             Candidate(f"memory {i} {body[:30]}", body, ("rule", "convention", "gotcha")[i % 3])
             for i, body in enumerate(bodies)
@@ -172,4 +189,4 @@ def test_a_pack_never_exceeds_its_budget(
         assert estimate_tokens(pack.text) == pack.tokens <= budget
         assert load(kb, query, budget_tokens=budget, disclosure=disclosure) == pack
     finally:
-        conn.close()
+        store.close()

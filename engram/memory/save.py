@@ -24,7 +24,8 @@ from typing import Any, Literal
 from engram.errors import EngramError
 from engram.memory import checks
 from engram.memory.clock import stamp, utc_now
-from engram.memory.redaction import clean, content_limit
+from engram.memory.redaction import CleanText, clean, content_limit
+from engram.memory.relations import Candidate, surface_candidates
 from engram.memory.review import review_after_for, state_of
 from engram.store import observations, sessions
 from engram.store.db import Store
@@ -47,6 +48,8 @@ class SaveResult:
             (bytes measured after redaction).
         redacted: whether a ``<private>`` span was removed.
         warnings: human-readable notes (truncation...).
+        candidates: similar memories recorded as pending relations to judge
+            (:mod:`engram.memory.relations`).
     """
 
     observation: Observation
@@ -57,12 +60,20 @@ class SaveResult:
     limit_bytes: int
     redacted: bool
     warnings: tuple[str, ...] = ()
+    candidates: tuple[Candidate, ...] = ()
+
+    @property
+    def judgment_required(self) -> bool:
+        """Whether the save surfaced possible conflicts the agent should judge."""
+        return bool(self.candidates)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (``id`` at top level for convenience)."""
+        """JSON-ready form (``id`` and ``judgment_required`` at top level)."""
         data = asdict(self)
         data["id"] = self.observation.id
         data["warnings"] = list(self.warnings)
+        data["candidates"] = [c.to_dict() for c in self.candidates]
+        data["judgment_required"] = self.judgment_required
         return data
 
 
@@ -74,6 +85,48 @@ def normalized_hash(content: str) -> str:
 def default_session_id(project: str) -> str:
     """The session that holds saves made outside any agent session (``engram save``)."""
     return f"manual-save-{project}"
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """A checked, redacted and size-limited observation, ready to write."""
+
+    title: CleanText
+    body: CleanText
+    type: str
+    scope: str
+    topic_key: str | None
+    tool_name: str | None
+    limit_bytes: int
+
+
+def draft_observation(
+    *,
+    title: str | None,
+    content: str | None,
+    type: str | None = None,
+    scope: str | None = None,
+    topic_key: str | None = None,
+    tool_name: str | None = None,
+    limit_bytes: int | None = None,
+) -> Draft:
+    """Check and clean a save's input without touching the store.
+
+    Raises:
+        EngramError: ``memory.empty_title``, ``memory.empty_content``, ``memory.bad_scope``.
+    """
+    limit = limit_bytes if limit_bytes and limit_bytes > 0 else content_limit()
+    raw_title = checks.require_title(title)
+    raw_content = checks.require_content(content)
+    return Draft(
+        title=clean(raw_title, limit),
+        body=clean(raw_content, limit),
+        type=checks.check_type(type),
+        scope=checks.check_scope(scope),
+        topic_key=(topic_key or "").strip() or None,
+        tool_name=(tool_name or "").strip() or None,
+        limit_bytes=limit,
+    )
 
 
 def save_observation(
@@ -89,113 +142,119 @@ def save_observation(
     tool_name: str | None = None,
     limit_bytes: int | None = None,
     now: datetime | None = None,
+    surface_conflicts: bool = True,
 ) -> SaveResult:
     """Save one observation for an already-resolved ``project`` (see module docstring).
+
+    With ``surface_conflicts`` (default), similar memories of the project come back as
+    ``candidates`` to judge.
 
     Raises:
         EngramError: ``memory.empty_title``, ``memory.empty_content``, ``memory.bad_scope``,
             ``memory.unknown_session``, ``memory.session_project_mismatch``.
     """
-    now = now or utc_now()
-    limit = limit_bytes if limit_bytes and limit_bytes > 0 else content_limit()
-    raw_title = checks.require_title(title)
-    raw_content = checks.require_content(content)
-    kind = checks.check_type(type)
-    where = checks.check_scope(scope)
-    clean_title = clean(raw_title, limit)
-    body = clean(raw_content, limit)
-    topic = (topic_key or "").strip() or None
-    digest = normalized_hash(body.text)
+    draft = draft_observation(
+        title=title,
+        content=content,
+        type=type,
+        scope=scope,
+        topic_key=topic_key,
+        tool_name=tool_name,
+        limit_bytes=limit_bytes,
+    )
     with store.write() as conn:
-        session = ensure_session(conn, session_id, project, now)
-        observation, action = _store(
+        return write_draft(
             conn,
-            clean_title.text,
-            body.text,
-            digest,
-            kind,
-            where,
-            topic,
-            project,
-            session,
-            tool_name,
-            now,
+            draft,
+            project=project,
+            session_id=session_id,
+            now=now,
+            surface_conflicts=surface_conflicts,
         )
+
+
+def write_draft(
+    conn: sqlite3.Connection,
+    draft: Draft,
+    *,
+    project: str,
+    session_id: str | None,
+    now: datetime | None = None,
+    surface_conflicts: bool = False,
+) -> SaveResult:
+    """Write a :class:`Draft` inside the caller's write transaction."""
+    now = now or utc_now()
+    session = ensure_session(conn, session_id, project, now)
+    observation, action = _store(conn, draft, project, session, now)
+    candidates: tuple[Candidate, ...] = ()
+    if surface_conflicts and action != "deduplicated":
+        candidates = surface_candidates(conn, observation, now)
     warnings = []
-    if body.truncated:
+    if draft.body.truncated:
         warnings.append(
-            f"content was truncated to {limit} bytes (it was {body.original_bytes} bytes)"
+            f"content was truncated to {draft.limit_bytes} bytes "
+            f"(it was {draft.body.original_bytes} bytes)"
         )
-    if clean_title.truncated:
-        warnings.append(f"title was truncated to {limit} bytes")
+    if draft.title.truncated:
+        warnings.append(f"title was truncated to {draft.limit_bytes} bytes")
     return SaveResult(
         observation=observation,
         action=action,
         state=state_of(observation, now),
-        truncated=body.truncated,
-        original_bytes=body.original_bytes,
-        limit_bytes=limit,
-        redacted=body.redacted or clean_title.redacted,
+        truncated=draft.body.truncated,
+        original_bytes=draft.body.original_bytes,
+        limit_bytes=draft.limit_bytes,
+        redacted=draft.body.redacted or draft.title.redacted,
         warnings=tuple(warnings),
+        candidates=candidates,
     )
 
 
 def _store(
-    conn: sqlite3.Connection,
-    title: str,
-    content: str,
-    digest: str,
-    kind: str,
-    scope: str,
-    topic: str | None,
-    project: str,
-    session_id: str,
-    tool_name: str | None,
-    now: datetime,
+    conn: sqlite3.Connection, draft: Draft, project: str, session_id: str, now: datetime
 ) -> tuple[Observation, SaveAction]:
     moment = stamp(now)
+    title, content = draft.title.text, draft.body.text
+    digest = normalized_hash(content)
     duplicate = observations.find_duplicate(
         conn,
         normalized_hash=digest,
         project=project,
-        scope=scope,
-        type=kind,
+        scope=draft.scope,
+        type=draft.type,
         title=title,
         since=stamp(now - DUPLICATE_WINDOW),
     )
     if duplicate is not None:
         observations.record_duplicate(conn, duplicate.id, moment)
         return _reload(conn, duplicate.id), "deduplicated"
-    review_after = review_after_for(kind, now)
-    if topic is not None:
-        latest = observations.find_topic(conn, project=project, scope=scope, topic_key=topic)
+    review_after = review_after_for(draft.type, now)
+    if draft.topic_key is not None:
+        latest = observations.find_topic(
+            conn, project=project, scope=draft.scope, topic_key=draft.topic_key
+        )
         if latest is not None:
             changes = {
                 "title": title,
                 "content": content,
-                "type": kind,
+                "type": draft.type,
                 "normalized_hash": digest,
-                "tool_name": tool_name,
+                "tool_name": draft.tool_name,
             }
             observations.revise(
-                conn,
-                latest.id,
-                changes,
-                moment,
-                session_id=session_id,
-                review_after=review_after,
+                conn, latest.id, changes, moment, session_id=session_id, review_after=review_after
             )
             return _reload(conn, latest.id), "revised"
     new = observations.NewObservation(
         session_id=session_id,
-        type=kind,
+        type=draft.type,
         title=title,
         content=content,
         project=project,
-        scope=scope,
+        scope=draft.scope,
         normalized_hash=digest,
-        tool_name=tool_name,
-        topic_key=topic,
+        tool_name=draft.tool_name,
+        topic_key=draft.topic_key,
         review_after=review_after,
     )
     return _reload(conn, observations.insert(conn, new, moment)), "created"

@@ -287,3 +287,15 @@ def count_live(conn: sqlite3.Connection, *, project: str | None = None) -> int:
     return int(
         conn.execute(f"SELECT count(*) FROM observations WHERE {where}", params).fetchone()[0]
     )
+
+
+def exists_with_hash(
+    conn: sqlite3.Connection, *, normalized_hash: str, project: str, type: str
+) -> bool:
+    """Whether a live observation of this project and type has this content hash."""
+    row = conn.execute(
+        "SELECT 1 FROM observations WHERE normalized_hash = ? AND project = ? AND type = ?"
+        " AND deleted_at IS NULL LIMIT 1",
+        (normalized_hash, project, type),
+    ).fetchone()
+    return row is not None

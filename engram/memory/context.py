@@ -1,0 +1,154 @@
+"""The memory context an agent reads at session start: sessions, prompts, pinned and recent
+observations, rendered as Markdown.
+
+Per-section counts: ``0`` means the section's default, ``> 0`` caps it (at most 500), ``< 0``
+leaves the section and its ``###`` header out. ``compact`` drops the content preview from
+observation bullets (``- [type] **title** (#id)``). ``max_bytes > 0`` caps the whole text
+(at most 64 KiB) without splitting a UTF-8 character and appends ``[truncated]`` when the
+marker fits; ``max_bytes <= 0`` means no cap.
+
+This module is on the hook path: it imports only the store and the clock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from engram.store import observations, prompts, sessions
+from engram.store.db import Store
+from engram.store.records import Observation
+
+DEFAULTS = {"sessions": 5, "prompts": 5, "pinned": 20, "observations": 10}
+SECTION_CEILING = 500
+MAX_BYTES_CEILING = 64 * 1024
+TRUNCATION_MARKER = "\n[truncated]"
+PREVIEW_CHARS = 200
+
+
+@dataclass(frozen=True, slots=True)
+class ContextResult:
+    """The rendered context and what went into it."""
+
+    text: str
+    project: str | None
+    truncated: bool
+    sessions: int
+    prompts: int
+    pinned: int
+    observations: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return asdict(self)
+
+
+def section_size(requested: int | None, section: str) -> int:
+    """How many rows a section shows: default for 0/None, capped at 500, -1 when omitted."""
+    if requested is None or requested == 0:
+        return DEFAULTS[section]
+    return -1 if requested < 0 else min(requested, SECTION_CEILING)
+
+
+def build_context(
+    store: Store,
+    *,
+    project: str | None,
+    scope: str | None = None,
+    sessions_limit: int | None = 0,
+    prompts_limit: int | None = 0,
+    pinned_limit: int | None = 0,
+    observations_limit: int | None = 0,
+    compact: bool = False,
+    max_bytes: int | None = 0,
+) -> ContextResult:
+    """Render the context for ``project`` (every project when None); see module docstring."""
+    sizes = {
+        "sessions": section_size(sessions_limit, "sessions"),
+        "prompts": section_size(prompts_limit, "prompts"),
+        "pinned": section_size(pinned_limit, "pinned"),
+        "observations": section_size(observations_limit, "observations"),
+    }
+    with store.read() as conn:
+        recent_sessions = (
+            sessions.recent(conn, project=project, limit=sizes["sessions"])
+            if sizes["sessions"] >= 0
+            else []
+        )
+        recent_prompts = (
+            prompts.recent(conn, project=project, limit=sizes["prompts"])
+            if sizes["prompts"] >= 0
+            else []
+        )
+        pinned = (
+            observations.pinned(conn, project=project, scope=scope, limit=sizes["pinned"])
+            if sizes["pinned"] >= 0
+            else []
+        )
+        recent = (
+            observations.recent(
+                conn,
+                project=project,
+                scope=scope,
+                limit=sizes["observations"],
+                exclude_pinned=sizes["pinned"] >= 0,
+            )
+            if sizes["observations"] >= 0
+            else []
+        )
+    lines = [f"## Memory context — project: {project}" if project else "## Memory context"]
+    if sizes["sessions"] >= 0:
+        lines += ["", "### Recent Sessions"]
+        lines += [_session_line(s.id, s.started_at, s.ended_at, s.summary) for s in recent_sessions]
+        lines += [] if recent_sessions else ["- (none)"]
+    if sizes["prompts"] >= 0:
+        lines += ["", "### Recent Prompts"]
+        lines += [f"- {p.created_at}: {_preview(p.content, 160)}" for p in recent_prompts]
+        lines += [] if recent_prompts else ["- (none)"]
+    if sizes["pinned"] >= 0:
+        lines += ["", "### Pinned Observations"]
+        lines += [_observation_line(o, compact) for o in pinned] or ["- (none)"]
+    if sizes["observations"] >= 0:
+        lines += ["", "### Recent Observations"]
+        lines += [_observation_line(o, compact) for o in recent] or ["- (none)"]
+    text, truncated = fit_bytes("\n".join(lines) + "\n", max_bytes)
+    return ContextResult(
+        text,
+        project,
+        truncated,
+        len(recent_sessions),
+        len(recent_prompts),
+        len(pinned),
+        len(recent),
+    )
+
+
+def _preview(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def _session_line(sid: str, started: str, ended: str | None, summary: str | None) -> str:
+    status = "ended" if ended else "active"
+    line = f"- {started} · {sid} ({status})"
+    return f"{line}: {_preview(summary, 160)}" if summary else line
+
+
+def _observation_line(observation: Observation, compact: bool) -> str:
+    head = f"- [{observation.type}] **{observation.title}** (#{observation.id})"
+    return head if compact else f"{head}: {_preview(observation.content, PREVIEW_CHARS)}"
+
+
+def fit_bytes(text: str, max_bytes: int | None) -> tuple[str, bool]:
+    """Cap ``text`` at ``max_bytes`` UTF-8 bytes (at most 64 KiB; <= 0 means no cap), appending
+    ``[truncated]`` when the marker fits. Returns the text and whether it was cut."""
+    if max_bytes is None or max_bytes <= 0:
+        return text, False
+    budget = min(max_bytes, MAX_BYTES_CEILING)
+    encoded = text.encode("utf-8")
+    if len(encoded) <= budget:
+        return text, False
+    marker = TRUNCATION_MARKER.encode("utf-8")
+    room = budget - len(marker) if len(marker) <= budget else budget
+    kept = encoded[:room].decode("utf-8", errors="ignore")
+    return (kept + TRUNCATION_MARKER if len(marker) <= budget else kept), True

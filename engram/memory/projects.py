@@ -1,0 +1,132 @@
+"""Projects as the store sees them: the list with counts, stats, and merging name variants.
+
+A merge only joins names that are spellings of the same project — equal once case, outer
+whitespace and ``-``/``_`` separators are ignored (``Foo_Bar``, ``foo-bar``, ``foobar``).
+Unrelated names are refused; a dry run reports what would move and changes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from engram.errors import EngramError
+from engram.store import projects
+from engram.store.db import Store
+from engram.store.projects import MoveCounts, ProjectCounts
+
+
+def list_projects(store: Store) -> list[ProjectCounts]:
+    """Every project with observation, session and prompt counts, most observations first."""
+    return projects.list_with_counts(store.connection)
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    """Counts for one project (or every project when ``project`` is None)."""
+
+    project: str | None
+    sessions: int
+    observations: int
+    prompts: int
+    pinned: int
+    relations: int
+    projects: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        data = asdict(self)
+        data["projects"] = list(self.projects)
+        return data
+
+
+def stats(store: Store, *, project: str | None = None) -> Stats:
+    """Memory statistics: sessions, live observations, prompts, pins, relations, project names."""
+    with store.read() as conn:
+        totals = projects.totals(conn, project)
+        names = projects.known_names(conn)
+    return Stats(
+        project,
+        totals.sessions,
+        totals.observations,
+        totals.prompts,
+        totals.pinned,
+        totals.relations,
+        tuple(names),
+    )
+
+
+def variant_key(name: str) -> str:
+    """What two spellings of one project share: casefolded, trimmed, without ``-``/``_``/spaces."""
+    return "".join(ch for ch in name.strip().casefold() if ch not in "-_ ")
+
+
+@dataclass(frozen=True, slots=True)
+class MergeReport:
+    """A merge plan (``applied`` False) or its outcome, per source name."""
+
+    target: str
+    applied: bool
+    moves: dict[str, MoveCounts] = field(default_factory=dict)
+
+    @property
+    def total(self) -> MoveCounts:
+        """Rows moved (or to move) across every source."""
+        values = list(self.moves.values())
+        return MoveCounts(
+            sum(m.observations for m in values),
+            sum(m.sessions for m in values),
+            sum(m.prompts for m in values),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "target": self.target,
+            "applied": self.applied,
+            "moves": {name: asdict(counts) for name, counts in self.moves.items()},
+            "total": asdict(self.total),
+        }
+
+
+def merge_projects(
+    store: Store, sources: list[str], target: str, *, apply: bool = False
+) -> MergeReport:
+    """Move every row of each source project name to ``target`` (dry run unless ``apply``).
+
+    Raises:
+        EngramError: ``memory.merge_bad_names`` (no source, blank target, a source equal to
+            the target, or an unrelated name) and ``memory.unknown_project`` (a source with
+            no rows). Nothing changes when any source is refused.
+    """
+    target = target.strip()
+    names = [s.strip() for s in sources if s.strip()]
+    if not target or not names:
+        raise EngramError(
+            "memory.merge_bad_names",
+            "a merge needs at least one source name and a target name",
+            "pass --from NAME[,NAME...] and --to NAME",
+        )
+    for name in names:
+        if name == target or variant_key(name) != variant_key(target):
+            raise EngramError(
+                "memory.merge_bad_names",
+                f"{name!r} is not a spelling variant of {target!r}",
+                "merge only case, whitespace or -/_ separator variants of one project",
+                source=name,
+                target=target,
+            )
+    with store.write() as conn:
+        known = set(projects.known_names(conn))
+        planned = {name: projects.counts_for(conn, name) for name in dict.fromkeys(names)}
+        for name, counts in planned.items():
+            if name not in known and counts == MoveCounts(0, 0, 0):
+                raise EngramError(
+                    "memory.unknown_project",
+                    f"no project named {name!r}",
+                    "run `engram projects list` to see the names in use",
+                    available_projects=sorted(known),
+                )
+        if apply:
+            planned = {name: projects.move(conn, name, target) for name in planned}
+    return MergeReport(target, apply, planned)

@@ -1,0 +1,145 @@
+"""Agent sessions: start, end (with an optional summary) and the end-of-session summary save.
+
+A session belongs to one project. An ended session is never reopened: starting it again
+fails with ``memory.session_already_ended`` (choose a new id); ending it again changes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from engram.errors import EngramError
+from engram.memory.clock import stamp, utc_now
+from engram.memory.redaction import clean, content_limit
+from engram.memory.save import SaveResult, draft_observation, write_draft
+from engram.store import sessions
+from engram.store.db import Store
+from engram.store.records import Session
+
+SUMMARY_TYPE = "session_summary"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionResult:
+    """A session after start or end; ``changed`` is False for an idempotent repeat."""
+
+    session: Session
+    changed: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the session's fields plus ``changed``."""
+        return {**self.session.to_dict(), "changed": self.changed}
+
+
+def _require_id(session_id: str | None) -> str:
+    if session_id is None or not session_id.strip():
+        raise EngramError(
+            "memory.session_id_required",
+            "a session id is required",
+            "pass the host's session id (any non-empty string)",
+        )
+    return session_id.strip()
+
+
+def _ended(session_id: str) -> EngramError:
+    return EngramError(
+        "memory.session_already_ended",
+        f"session {session_id!r} has already ended and cannot be reopened",
+        "start a new session with a new id",
+        session_id=session_id,
+    )
+
+
+def start_session(
+    store: Store,
+    session_id: str | None,
+    *,
+    project: str,
+    directory: str = "",
+    now: datetime | None = None,
+) -> SessionResult:
+    """Register a live session for ``project`` (idempotent for a live session of it).
+
+    Raises:
+        EngramError: ``memory.session_id_required``, ``memory.session_already_ended``,
+            ``memory.session_project_mismatch``.
+    """
+    sid = _require_id(session_id)
+    with store.write() as conn:
+        existing = sessions.get(conn, sid)
+        if existing is None:
+            sessions.create(conn, sid, project=project, directory=directory, now=stamp(now))
+        elif existing.ended_at is not None:
+            raise _ended(sid)
+        elif existing.project and existing.project != project:
+            raise EngramError(
+                "memory.session_project_mismatch",
+                f"session {sid!r} belongs to project {existing.project!r}, not {project!r}",
+                "use a new session id for this project",
+                session_id=sid,
+                owner_project=existing.project,
+                requested_project=project,
+            )
+        elif not existing.project:
+            sessions.adopt_project(conn, sid, project)
+        session = sessions.get(conn, sid)
+    assert session is not None
+    return SessionResult(session, existing is None or not existing.project)
+
+
+def end_session(
+    store: Store, session_id: str | None, *, summary: str | None = None, now: datetime | None = None
+) -> SessionResult:
+    """Mark a session ended (with an optional, redacted summary). Ending twice is a no-op.
+
+    Raises:
+        EngramError: ``memory.session_id_required``, ``memory.unknown_session``.
+    """
+    sid = _require_id(session_id)
+    text = clean(summary, content_limit()).text if summary and summary.strip() else None
+    with store.write() as conn:
+        existing = sessions.get(conn, sid)
+        if existing is None:
+            raise EngramError(
+                "memory.unknown_session",
+                f"session {sid!r} does not exist",
+                "check the session id (mem_session_start registers one)",
+                session_id=sid,
+            )
+        changed = sessions.end(conn, sid, summary=text, now=stamp(now or utc_now()))
+        session = sessions.get(conn, sid)
+    assert session is not None
+    return SessionResult(session, changed)
+
+
+def save_session_summary(
+    store: Store,
+    content: str | None,
+    *,
+    project: str,
+    session_id: str | None = None,
+    now: datetime | None = None,
+) -> SaveResult:
+    """Save an end-of-session summary (Goal / Instructions / Discoveries / Accomplished /
+    Next Steps / Relevant Files) as a ``session_summary`` observation, and record it on the
+    session — in one transaction. The session is not ended.
+
+    Raises:
+        EngramError: ``memory.empty_content``, ``memory.unknown_session``,
+            ``memory.session_project_mismatch``.
+    """
+    draft = draft_observation(
+        title=f"Session summary: {project}", content=content, type=SUMMARY_TYPE
+    )
+    with store.write() as conn:
+        result = write_draft(conn, draft, project=project, session_id=session_id, now=now)
+        if result.observation.session_id:
+            sessions.set_summary(conn, result.observation.session_id, result.observation.content)
+    return result
+
+
+def recent_sessions(store: Store, *, project: str | None, limit: int = 5) -> list[Session]:
+    """Newest sessions first (every project when ``project`` is None)."""
+    return sessions.recent(store.connection, project=project, limit=max(limit, 1))

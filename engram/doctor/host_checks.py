@@ -1,0 +1,354 @@
+"""Checks of what hosts will make of Engram's entries: trust, approval, syntax, commands.
+
+Each check reads host files (never writes) at the places the hosts document, for the user's
+home and the current workspace, and says nothing about a host Engram is not registered in.
+Codes:
+
+- ``host.strict_json`` - a strict-JSON host file holding comments or trailing commas (fail).
+- ``host.gemini_trust`` - a Gemini ``mcpServers.engram`` with ``trust: true`` (warn).
+- ``host.gemini_folder_untrusted`` - workspace Gemini settings in an untrusted folder (warn).
+- ``host.claude_pending_approval`` - ``.mcp.json`` server not approved in Claude Code (warn).
+- ``host.codex_hook_untrusted`` - a Codex hook of Engram's not yet trusted in ``/hooks`` (warn).
+- ``host.hook_command`` - a hook whose command cannot be found (fail) or only on the shell PATH
+  (warn: hosts started from a desktop launcher do not see it).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from engram.doctor.findings import Finding, Severity
+from engram.doctor.runner import Check, DoctorContext
+from engram.errors import EngramError
+
+# The PATH a host launched from a desktop session sees (override: ENGRAM_MINIMAL_PATH).
+DEFAULT_MINIMAL_PATH = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
+
+
+def _read(path: Path) -> tuple[str, Any] | None:
+    """``(text, parsed JSONC value)`` of ``path``; None when missing; EngramError when broken."""
+    from engram.edit.jsonc.document import load
+
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise EngramError("host.unreadable", f"cannot read {path}: {exc}", "") from exc
+    return text, load(text, str(path))
+
+
+def _dig(value: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _codex_home(ctx: DoctorContext) -> Path:
+    return Path(ctx.env.get("CODEX_HOME") or ctx.home / ".codex")
+
+
+def strict_json_files(ctx: DoctorContext) -> dict[str, list[Path]]:
+    """Host files that must be strict JSON (no comments, no trailing commas), per host."""
+    home, ws = ctx.home, ctx.workspace
+    return {
+        "claude": [
+            ws / ".mcp.json",
+            ws / ".claude" / "settings.json",
+            home / ".claude" / "settings.json",
+        ],
+        "cursor": [
+            ws / ".cursor" / "mcp.json",
+            home / ".cursor" / "mcp.json",
+            ws / ".cursor" / "hooks.json",
+            home / ".cursor" / "hooks.json",
+        ],
+        "codex": [_codex_home(ctx) / "hooks.json"],
+        "windsurf": [
+            home / ".codeium" / "windsurf" / "mcp_config.json",
+            ws / ".windsurf" / "hooks.json",
+            home / ".codeium" / "windsurf" / "hooks.json",
+        ],
+        "antigravity": [
+            home / ".gemini" / "config" / "mcp_config.json",
+            home / ".gemini" / "antigravity" / "mcp_config.json",
+        ],
+    }
+
+
+def check_strict_json(ctx: DoctorContext) -> Iterator[Finding]:
+    """``host.strict_json``: strict-JSON files that hold Engram entries parse as strict JSON."""
+    for host, paths in strict_json_files(ctx).items():
+        if not ctx.wants_host(host):
+            continue
+        for path in paths:
+            try:
+                text = path.read_text(encoding="utf-8-sig")
+            except OSError:
+                continue
+            if "engram" not in text:
+                continue
+            try:
+                json.loads(text or "{}")
+            except json.JSONDecodeError as exc:
+                yield Finding(
+                    "host.strict_json",
+                    Severity.FAIL,
+                    f"{host} reads {path.name} as strict JSON, but it does not parse as JSON "
+                    f"({exc.msg} at line {exc.lineno}) - comments or trailing commas?",
+                    str(path),
+                    "remove the comments and trailing commas by hand; the host rejects the file",
+                )
+            else:
+                yield Finding(
+                    "host.strict_json", Severity.PASS, f"{path.name} is strict JSON", str(path)
+                )
+
+
+def check_gemini_trust(ctx: DoctorContext) -> Iterator[Finding]:
+    """``host.gemini_trust``: Gemini must still ask before ``engram_commit``."""
+    if not ctx.wants_host("gemini"):
+        return
+    for path in (
+        ctx.workspace / ".gemini" / "settings.json",
+        ctx.home / ".gemini" / "settings.json",
+    ):
+        found = _read(path)
+        entry = _dig(found[1], "mcpServers", "engram") if found else None
+        if not isinstance(entry, dict):
+            continue
+        if entry.get("trust") is True:
+            yield Finding(
+                "host.gemini_trust",
+                Severity.WARN,
+                "Gemini CLI trusts the engram server: engram_commit runs without asking",
+                str(path),
+                'remove "trust": true from mcpServers.engram so a human approves every commit',
+            )
+        else:
+            yield Finding(
+                "host.gemini_trust", Severity.PASS, "Gemini asks before engram_commit", str(path)
+            )
+
+
+def _folder_trusted(rules: Any, folder: Path) -> bool:
+    if not isinstance(rules, dict):
+        return False
+    for raw, level in rules.items():
+        rule = Path(raw)
+        if level == "TRUST_FOLDER" and rule == folder:
+            return True
+        if level == "TRUST_PARENT" and (folder == rule.parent or rule.parent in folder.parents):
+            return True
+        if level == "TRUST_FOLDER" and rule in folder.parents:
+            return True
+    return False
+
+
+def check_gemini_folder(ctx: DoctorContext) -> Iterator[Finding]:
+    """``host.gemini_folder_untrusted``: Gemini ignores workspace settings in untrusted folders."""
+    settings = ctx.workspace / ".gemini" / "settings.json"
+    if not ctx.wants_host("gemini"):
+        return
+    found = _read(settings)
+    if not found or "engram" not in found[0]:
+        return
+    trusted = _read(ctx.home / ".gemini" / "trustedFolders.json")
+    if trusted and _folder_trusted(trusted[1], ctx.workspace):
+        yield Finding(
+            "host.gemini_folder_untrusted",
+            Severity.PASS,
+            "Gemini trusts this folder",
+            str(settings),
+        )
+        return
+    yield Finding(
+        "host.gemini_folder_untrusted",
+        Severity.WARN,
+        f"Gemini CLI ignores {settings} until you trust {ctx.workspace}",
+        str(settings),
+        "start `gemini` in this folder and choose to trust it (or use `engram link gemini --global`)",
+    )
+
+
+def check_claude_approval(ctx: DoctorContext) -> Iterator[Finding]:
+    """``host.claude_pending_approval``: a project ``.mcp.json`` server the user has not approved."""
+    mcp = ctx.workspace / ".mcp.json"
+    if not ctx.wants_host("claude"):
+        return
+    found = _read(mcp)
+    if not found or not isinstance(_dig(found[1], "mcpServers", "engram"), dict):
+        return
+    local = _read(ctx.workspace / ".claude" / "settings.local.json")
+    settings = local[1] if local else {}
+    enabled = _dig(settings, "enabledMcpjsonServers")
+    disabled = _dig(settings, "disabledMcpjsonServers")
+    if isinstance(disabled, list) and "engram" in disabled:
+        yield Finding(
+            "host.claude_pending_approval",
+            Severity.WARN,
+            "Claude Code has the project's engram server disabled",
+            str(mcp),
+            "remove engram from disabledMcpjsonServers in .claude/settings.local.json",
+        )
+    elif (isinstance(enabled, list) and "engram" in enabled) or _dig(
+        settings, "enableAllProjectMcpServers"
+    ) is True:
+        yield Finding(
+            "host.claude_pending_approval", Severity.PASS, "Claude Code approved engram", str(mcp)
+        )
+    else:
+        yield Finding(
+            "host.claude_pending_approval",
+            Severity.WARN,
+            "Claude Code shows the project's engram server as pending approval",
+            str(mcp),
+            "run `claude` in this folder and approve the engram server (or /mcp)",
+        )
+
+
+def _hook_commands(value: Any) -> Iterator[str]:
+    """Every ``command`` string inside a hook file's ``hooks`` object."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == "command" and isinstance(item, str):
+                yield item
+            else:
+                yield from _hook_commands(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _hook_commands(item)
+
+
+def hook_files(ctx: DoctorContext) -> dict[str, list[Path]]:
+    """Where each host keeps hook entries (workspace and user level)."""
+    home, ws = ctx.home, ctx.workspace
+    return {
+        "claude": [ws / ".claude" / "settings.json", home / ".claude" / "settings.json"],
+        "codex": [_codex_home(ctx) / "hooks.json"],
+        "gemini": [ws / ".gemini" / "settings.json", home / ".gemini" / "settings.json"],
+        "cursor": [ws / ".cursor" / "hooks.json", home / ".cursor" / "hooks.json"],
+        "windsurf": [
+            ws / ".windsurf" / "hooks.json",
+            home / ".codeium" / "windsurf" / "hooks.json",
+        ],
+    }
+
+
+def check_hook_commands(ctx: DoctorContext) -> Iterator[Finding]:
+    """``host.hook_command``: Engram's hook commands resolve where hosts look for them."""
+    minimal = ctx.env.get("ENGRAM_MINIMAL_PATH") or DEFAULT_MINIMAL_PATH
+    for host, paths in hook_files(ctx).items():
+        if not ctx.wants_host(host):
+            continue
+        for path in paths:
+            try:
+                found = _read(path)
+            except EngramError:
+                continue  # a broken file is reported by the registration checks
+            if not found:
+                continue
+            for command in _hook_commands(_dig(found[1], "hooks")):
+                words = shlex.split(command)
+                if len(words) < 2 or words[1] != "hook" or Path(words[0]).name != "engram":
+                    continue
+                yield _resolve(words[0], command, minimal, ctx, path)
+
+
+def _resolve(program: str, command: str, minimal: str, ctx: DoctorContext, path: Path) -> Finding:
+    if shutil.which(program, path=minimal):
+        return Finding("host.hook_command", Severity.PASS, f"`{command}` resolves", str(path))
+    if shutil.which(program, path=ctx.env.get("PATH", "")):
+        return Finding(
+            "host.hook_command",
+            Severity.WARN,
+            f"`{program}` is only on your shell PATH; hosts started from a desktop launcher "
+            "will not find it",
+            str(path),
+            "install with `pipx install engram-keeper` and link it into /usr/local/bin",
+        )
+    return Finding(
+        "host.hook_command",
+        Severity.FAIL,
+        f"the hook command `{command}` points at a missing program `{program}`",
+        str(path),
+        "install Engram (`pipx install engram-keeper`) or run `engram unlink <host>`",
+    )
+
+
+def _snake(event: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in event).lstrip("_")
+
+
+def codex_engram_hooks(hooks_file: Path, value: Any) -> Iterator[tuple[str, str]]:
+    """``(event, trust key)`` of each Engram handler in a Codex ``hooks.json`` value.
+
+    Codex keys its trust records ``"<hooks.json path>:<event_snake>:<group>:<handler>"``.
+    """
+    events = _dig(value, "hooks")
+    if not isinstance(events, dict):
+        return
+    for event, groups in events.items():
+        for gi, group in enumerate(groups if isinstance(groups, list) else []):
+            handlers = _dig(group, "hooks")
+            for hi, handler in enumerate(handlers if isinstance(handlers, list) else []):
+                command = _dig(handler, "command")
+                if isinstance(command, str) and command.split()[:2] == ["engram", "hook"]:
+                    yield event, f"{hooks_file}:{_snake(event)}:{gi}:{hi}"
+
+
+def check_codex_hook_trust(ctx: DoctorContext) -> Iterator[Finding]:
+    """``host.codex_hook_untrusted``: Codex runs a user hook only after the user trusts it."""
+    import tomllib
+
+    if not ctx.wants_host("codex"):
+        return
+    home = _codex_home(ctx)
+    hooks_file = home / "hooks.json"
+    found = _read(hooks_file)
+    if not found:
+        return
+    try:
+        config = tomllib.loads((home / "config.toml").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        config = {}
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise EngramError(
+            "host.unreadable", f"cannot read {home / 'config.toml'}: {exc}", ""
+        ) from exc
+    state = _dig(config, "hooks", "state")
+    state = state if isinstance(state, dict) else {}
+    for event, key in codex_engram_hooks(hooks_file, found[1]):
+        record = state.get(key)
+        if isinstance(record, dict) and isinstance(record.get("trusted_hash"), str):
+            yield Finding(
+                "host.codex_hook_untrusted",
+                Severity.PASS,
+                f"Codex trusts the {event} hook",
+                str(hooks_file),
+            )
+        else:
+            yield Finding(
+                "host.codex_hook_untrusted",
+                Severity.WARN,
+                f"Codex will not run Engram's {event} hook until you trust it",
+                str(hooks_file),
+                "start `codex` and trust the engram hooks when it asks (or in /hooks)",
+            )
+
+
+CHECKS: list[Check] = [
+    check_codex_hook_trust,
+    check_strict_json,
+    check_gemini_trust,
+    check_gemini_folder,
+    check_claude_approval,
+    check_hook_commands,
+]

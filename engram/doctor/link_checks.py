@@ -1,0 +1,129 @@
+"""Checks driven by the link ledger: is everything Engram wrote still there, as written?
+
+For the current workspace's links and every global link:
+
+- ``host.registration`` - each entry is present and parses (fail when gone or unparsable).
+- ``host.drift`` - an entry someone edited since Engram wrote it (warn: link, unlink and
+  upgrade leave it alone).
+- ``host.version_pin`` - the link was made by another Engram release (warn: run upgrade).
+- ``host.command`` - the registered server command resolves from a minimal PATH.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+from engram import __version__
+from engram.doctor.findings import Finding, Severity
+from engram.doctor.runner import Check, DoctorContext
+from engram.edit.atomic import read_text
+from engram.edit.ledger import Ledger, Link
+from engram.edit.steps import current_fingerprint
+from engram.errors import EngramError
+from engram.store.datadir import resolve_data_dir
+
+DEFAULT_MINIMAL_PATH = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
+
+
+def _links(ctx: DoctorContext) -> list[Link]:
+    ledger = Ledger.at(resolve_data_dir(ctx.env))
+    here = str(ctx.workspace)
+    return [
+        link
+        for link in ledger.links
+        if ctx.wants_host(link.host) and (link.scope == "global" or link.root == here)
+    ]
+
+
+def check_entries(ctx: DoctorContext) -> Iterator[Finding]:
+    """``host.registration`` and ``host.drift`` for every ledger entry in scope."""
+    for link in _links(ctx):
+        label = f"{link.host} ({link.scope})"
+        for entry in link.entries:
+            what = entry.block_id or ".".join(entry.path) or Path(entry.file).name
+            try:
+                text = read_text(Path(entry.file))
+                now = None if text is None else current_fingerprint(entry, text)
+            except EngramError as exc:
+                yield Finding(
+                    "host.registration",
+                    Severity.FAIL,
+                    f"{label}: {exc.message}",
+                    entry.file,
+                    "fix the file by hand (Engram never rewrites a file it cannot parse)",
+                )
+                continue
+            if now is None:
+                yield Finding(
+                    "host.registration",
+                    Severity.FAIL,
+                    f"{label}: Engram's {what} is gone from {entry.file}",
+                    entry.file,
+                    f"run `engram link {link.host}{' --global' if link.scope == 'global' else ''}`",
+                )
+            elif now != entry.sha256:
+                yield Finding(
+                    "host.drift",
+                    Severity.WARN,
+                    f"{label}: {what} was edited since Engram wrote it; Engram leaves it alone",
+                    entry.file,
+                    f"keep your edit, or restore Engram's with `engram link {link.host} --force`",
+                )
+            else:
+                yield Finding(
+                    "host.registration", Severity.PASS, f"{label}: {what} is in place", entry.file
+                )
+
+
+def check_pins(ctx: DoctorContext) -> Iterator[Finding]:
+    """``host.version_pin`` and ``host.command`` for every link in scope."""
+    minimal = ctx.env.get("ENGRAM_MINIMAL_PATH") or DEFAULT_MINIMAL_PATH
+    for link in _links(ctx):
+        label = f"{link.host} ({link.scope})"
+        if link.version and link.version != __version__:
+            yield Finding(
+                "host.version_pin",
+                Severity.WARN,
+                f"{label} was linked by Engram {link.version}; {__version__} is installed",
+                link.root,
+                "run `engram upgrade` to re-pin every registration",
+            )
+        elif link.version:
+            yield Finding("host.version_pin", Severity.PASS, f"{label} pinned to {__version__}")
+        if link.command:
+            yield _command_finding(label, link.command[0], minimal, ctx)
+
+
+def _command_finding(label: str, program: str, minimal: str, ctx: DoctorContext) -> Finding:
+    if Path(program).is_absolute() or shutil.which(program, path=minimal):
+        found = shutil.which(program, path=minimal) if not Path(program).is_absolute() else program
+        if found and Path(found).exists():
+            return Finding("host.command", Severity.PASS, f"{label}: `{program}` resolves", found)
+        return Finding(
+            "host.command",
+            Severity.FAIL,
+            f"{label}: the registered command {program} does not exist",
+            program,
+            "reinstall Engram, then run `engram upgrade` to re-pin the command",
+        )
+    if shutil.which(program, path=ctx.env.get("PATH", "")):
+        return Finding(
+            "host.command",
+            Severity.WARN,
+            f"{label}: `{program}` is only on your shell PATH; a host started from a desktop "
+            "launcher will not find it",
+            "",
+            "install with pipx / uv tool so it lands in a PATH folder, then `engram upgrade`",
+        )
+    return Finding(
+        "host.command",
+        Severity.FAIL,
+        f"{label}: the registered command `{program}` is not found",
+        "",
+        "install Engram (`pipx install engram-keeper`), then run `engram upgrade`",
+    )
+
+
+CHECKS: list[Check] = [check_entries, check_pins]

@@ -1,0 +1,58 @@
+"""What ``engram hook <host>`` prints: each host's exact output schema.
+
+- Claude Code: ``{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`` for
+  SessionStart / UserPromptSubmit; nothing otherwise.
+- Codex: the same keys and nothing else (its schema rejects extra keys); nothing otherwise.
+- Gemini CLI: JSON only on stdout, always; ``{}`` when there is nothing to add.
+- Cursor: ``{"additional_context", "continue": true}`` for sessionStart, ``{"continue": true}``
+  for beforeSubmitPrompt, ``{}`` otherwise.
+- Windsurf: nothing (it reads the exit code only and would show any output to the user).
+- OpenCode (our own plugin): ``{"context": "..."}`` or ``{}``.
+
+The *empty answer* is what a host gets when Engram has nothing to say or failed.
+"""
+
+from __future__ import annotations
+
+import json
+
+# Events whose answer can carry model context, per host.
+CONTEXT_EVENTS: dict[str, frozenset[str]] = {
+    "claude": frozenset({"SessionStart", "UserPromptSubmit"}),
+    "codex": frozenset({"SessionStart", "UserPromptSubmit"}),
+    "gemini": frozenset({"SessionStart", "BeforeAgent"}),
+    "cursor": frozenset({"sessionStart"}),
+    "windsurf": frozenset(),
+    "opencode": frozenset({"session.created", "chat.message", "session.compacting"}),
+}
+
+
+def can_inject(host: str, event_name: str) -> bool:
+    """Whether ``host`` takes model context in its answer to ``event_name``."""
+    return event_name in CONTEXT_EVENTS.get(host, frozenset())
+
+
+def _dump(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def empty_answer(host: str, event_name: str) -> str:
+    """The answer that changes nothing for ``host`` (also the fail-open answer)."""
+    if host in ("gemini", "opencode"):
+        return "{}"
+    if host == "cursor":
+        return _dump({"continue": True}) if event_name == "beforeSubmitPrompt" else "{}"
+    return ""
+
+
+def context_answer(host: str, event_name: str, context: str) -> str:
+    """The answer that gives ``context`` to the model, or the empty answer when it can't."""
+    if not context or not can_inject(host, event_name):
+        return empty_answer(host, event_name)
+    if host in ("claude", "codex", "gemini"):
+        return _dump(
+            {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": context}}
+        )
+    if host == "cursor":
+        return _dump({"additional_context": context, "continue": True})
+    return _dump({"context": context})  # opencode

@@ -1,0 +1,150 @@
+"""What a host's hook payload means, in Engram's words.
+
+Each host names its events differently (Claude Code ``UserPromptSubmit``, Gemini CLI
+``BeforeAgent``, Cursor ``beforeSubmitPrompt``, Windsurf ``pre_user_prompt``) and puts the
+session id, working folder and prompt under different keys. :func:`read_event` turns one stdin
+payload into a :class:`HookEvent` whose :class:`Moment` says what Engram should do.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from engram.errors import EngramError
+
+
+class Moment(StrEnum):
+    """The point in a session a hook fires at, as far as memory is concerned."""
+
+    START = "start"  # a fresh context: inject the memory pack
+    PROMPT = "prompt"  # a user prompt: record it, inject only what changed
+    COMPACTING = "compacting"  # the host is about to compact (or just did, with no channel)
+    AFTER_COMPACT = "after_compact"  # a compacted context that can take the pack again
+    END = "end"  # the session is over
+    OTHER = "other"  # an event Engram answers with the empty answer
+
+
+# host -> {host event name -> moment}. SessionStart with source "compact" is AFTER_COMPACT.
+EVENT_MOMENTS: dict[str, dict[str, Moment]] = {
+    "claude": {
+        "SessionStart": Moment.START,
+        "UserPromptSubmit": Moment.PROMPT,
+        "PreCompact": Moment.COMPACTING,
+        "SessionEnd": Moment.END,
+    },
+    "codex": {
+        "SessionStart": Moment.START,
+        "UserPromptSubmit": Moment.PROMPT,
+        "PreCompact": Moment.COMPACTING,
+        "PostCompact": Moment.COMPACTING,
+    },
+    "gemini": {
+        "SessionStart": Moment.START,
+        "BeforeAgent": Moment.PROMPT,
+        "PreCompress": Moment.COMPACTING,
+        "SessionEnd": Moment.END,
+    },
+    "cursor": {
+        "sessionStart": Moment.START,
+        "beforeSubmitPrompt": Moment.PROMPT,
+        "preCompact": Moment.COMPACTING,
+        "sessionEnd": Moment.END,
+    },
+    "windsurf": {"pre_user_prompt": Moment.PROMPT},
+    "opencode": {
+        "session.created": Moment.START,
+        "chat.message": Moment.PROMPT,
+        "session.compacting": Moment.AFTER_COMPACT,
+        "session.deleted": Moment.END,
+    },
+}
+
+HOSTS: tuple[str, ...] = tuple(EVENT_MOMENTS)
+HOST_ALIASES: dict[str, str] = {
+    "claude-code": "claude",
+    "codex-cli": "codex",
+    "gemini-cli": "gemini",
+    "cascade": "windsurf",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class HookEvent:
+    """One hook call, normalised.
+
+    Args:
+        host: canonical host name (``"claude"``).
+        name: the host's own event name (echoed back in answers that need it).
+        moment: what the event means for memory.
+        session_id: the host's session / conversation / trajectory id ("" when absent).
+        cwd: the folder the agent works in.
+        prompt: the user's prompt for :attr:`Moment.PROMPT` events, else "".
+    """
+
+    host: str
+    name: str
+    moment: Moment
+    session_id: str
+    cwd: str
+    prompt: str = ""
+
+
+def canonical_host(name: str) -> str:
+    """The canonical host name for ``name`` (aliases allowed); EngramError when unknown."""
+    host = HOST_ALIASES.get(name.lower(), name.lower())
+    if host not in EVENT_MOMENTS:
+        raise EngramError(
+            "hook.unknown_host",
+            f"no hook runtime for host {name!r}",
+            f"use one of: {', '.join(HOSTS)}",
+        )
+    return host
+
+
+def _text(payload: dict[str, Any], *keys: str) -> str:
+    for key in keys:
+        value = payload.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def _cwd(payload: dict[str, Any]) -> str:
+    cwd = _text(payload, "cwd", "directory")
+    if cwd:
+        return cwd
+    roots = payload.get("workspace_roots")
+    if isinstance(roots, list) and roots and isinstance(roots[0], str):
+        return roots[0]
+    return os.getcwd()
+
+
+def _prompt(payload: dict[str, Any]) -> str:
+    prompt = _text(payload, "prompt", "user_prompt")
+    if prompt:
+        return prompt
+    tool_info = payload.get("tool_info")  # Windsurf nests the prompt
+    if isinstance(tool_info, dict):
+        return _text(tool_info, "user_prompt", "prompt")
+    return ""
+
+
+def read_event(host: str, payload: dict[str, Any]) -> HookEvent:
+    """Normalise one hook payload from ``host`` (already canonical) into a :class:`HookEvent`."""
+    name = _text(payload, "hook_event_name", "agent_action_name", "event")
+    moment = EVENT_MOMENTS[host].get(name, Moment.OTHER)
+    source = _text(payload, "source", "trigger")
+    if moment is Moment.START and source == "compact":
+        moment = Moment.AFTER_COMPACT
+    session_id = _text(payload, "session_id", "conversation_id", "trajectory_id", "sessionID")
+    return HookEvent(
+        host=host,
+        name=name,
+        moment=moment,
+        session_id=session_id,
+        cwd=_cwd(payload),
+        prompt=_prompt(payload) if moment is Moment.PROMPT else "",
+    )

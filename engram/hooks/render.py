@@ -1,0 +1,140 @@
+"""The text and hook entries ``engram link`` installs beside the MCP registration.
+
+Everything here is content, not placement: host plugins (``engram.hosts``) decide which file
+each piece goes to and wrap it in an edit. Instruction blocks and rules are rendered from the
+jinja2 templates in ``templates/``; the skill is shipped as ``skills/memory-protocol/SKILL.md``.
+
+Hook commands are byte-stable across upgrades (``engram hook codex``: no version, no interpreter
+path) because Codex re-asks the user to trust a hook whose command changed.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING
+
+from engram.assets import asset_path
+from engram.edit.plan import JSONValue
+
+if TYPE_CHECKING:
+    import jinja2
+
+SKILL_NAME = "memory-protocol"
+HOOK_TIMEOUT_SECONDS = 10
+
+# host -> {event: matcher or None}; the events each host's hook file registers.
+HOOK_EVENTS: dict[str, dict[str, str | None]] = {
+    "claude": {
+        "SessionStart": "startup|resume|clear|compact",
+        "UserPromptSubmit": None,
+        "PreCompact": None,
+        "SessionEnd": None,
+    },
+    "codex": {
+        "SessionStart": "startup|resume|clear|compact",
+        "UserPromptSubmit": None,
+        "PostCompact": None,
+    },
+    "gemini": {
+        "SessionStart": "*",
+        "BeforeAgent": "*",
+        "PreCompress": "*",
+        "SessionEnd": "*",
+    },
+    "cursor": {
+        "sessionStart": None,
+        "beforeSubmitPrompt": None,
+        "preCompact": None,
+        "sessionEnd": None,
+    },
+    # Windsurf's pre_user_prompt cannot reach the model: record prompts, show nothing.
+    "windsurf": {"pre_user_prompt": None},
+}
+
+
+def hook_command(host: str) -> str:
+    """The command a host runs for Engram's hooks: ``engram hook <host>``."""
+    return f"engram hook {host}"
+
+
+def _hook_entry(host: str) -> dict[str, JSONValue]:
+    command = hook_command(host)
+    if host in ("claude", "codex"):
+        return {"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECONDS}
+    if host == "gemini":  # Gemini CLI counts hook timeouts in milliseconds
+        return {
+            "type": "command",
+            "command": command,
+            "name": "engram",
+            "timeout": HOOK_TIMEOUT_SECONDS * 1000,
+        }
+    if host == "windsurf":
+        return {"command": command, "show_output": False}
+    return {"command": command}  # cursor
+
+
+def hook_groups(host: str) -> dict[str, JSONValue]:
+    """The item to add to each event's list in ``host``'s hook file (empty: no hooks).
+
+    Claude Code, Codex and Gemini CLI nest commands in matcher groups
+    (``{"matcher", "hooks": [...]}``); Cursor and Windsurf list the commands directly.
+    """
+    groups: dict[str, JSONValue] = {}
+    for event, matcher in HOOK_EVENTS.get(host, {}).items():
+        entry = _hook_entry(host)
+        if host in ("cursor", "windsurf"):
+            groups[event] = entry
+            continue
+        group: dict[str, JSONValue] = {}
+        if matcher is not None:
+            group["matcher"] = matcher
+        group["hooks"] = [entry]
+        groups[event] = group
+    return groups
+
+
+def installs_claude_hooks() -> bool:
+    """Whether ``engram link claude`` installs hooks (then ``--always-load`` is not added)."""
+    return bool(HOOK_EVENTS.get("claude"))
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(asset_path("templates"))),
+        autoescape=False,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+
+
+def _render(template: str, **variables: object) -> str:
+    text = _environment().get_template(template).render(compact=False, **variables)
+    return text.strip("\n") + "\n"
+
+
+def instruction_block(host: str) -> str:
+    """The memory-protocol block Engram manages in ``host``'s instruction file."""
+    return _render("instructions.md.j2", host=host)
+
+
+def cursor_rule() -> str:
+    """``.cursor/rules/engram.mdc``: the protocol as an always-applied Cursor rule."""
+    return _render("cursor-rule.mdc.j2", host="cursor")
+
+
+def windsurf_rule() -> str:
+    """``.windsurf/rules/engram.md``: the protocol as an always-on Windsurf rule."""
+    return _render("windsurf-rule.md.j2", host="windsurf")
+
+
+def skill_files() -> dict[str, str]:
+    """The skill's files, keyed by path relative to a host's skills folder."""
+    root = asset_path("skills", SKILL_NAME)
+    return {
+        f"{SKILL_NAME}/{path.relative_to(root).as_posix()}": path.read_text(encoding="utf-8")
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }

@@ -1,0 +1,88 @@
+"""A tiny per-session state file, so each prompt injects only what changed.
+
+``<data_dir>/hooks/<host>/<session>.json`` holds the newest observation id the session has
+already been shown and whether the host compacted since (hosts without an after-compaction
+channel get the pack again with the next prompt). Files older than a week are swept when a new
+session starts. A missing or damaged file is the same as a fresh session.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+STALE_AFTER_SECONDS = 7 * 24 * 3600
+
+
+@dataclass(slots=True)
+class SessionState:
+    """What one session has seen.
+
+    Args:
+        shown_upto: the newest observation id already injected (0: none yet).
+        compacted: the host compacted since the last injection of the pack.
+        project: the project the pack was built for.
+    """
+
+    shown_upto: int = 0
+    compacted: bool = False
+    project: str = ""
+
+
+def state_path(data_dir: Path, host: str, session_id: str) -> Path:
+    """Where the state of ``session_id`` lives (the id is hashed: hosts pick its characters)."""
+    digest = hashlib.sha256(session_id.encode("utf-8", "replace")).hexdigest()[:32]
+    return data_dir / "hooks" / host / f"{digest}.json"
+
+
+def load_state(path: Path) -> SessionState:
+    """The state stored at ``path``; a fresh state when missing or unreadable."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return SessionState()
+    if not isinstance(raw, dict):
+        return SessionState()
+    upto = raw.get("shown_upto")
+    project = raw.get("project")
+    return SessionState(
+        shown_upto=upto if isinstance(upto, int) else 0,
+        compacted=raw.get("compacted") is True,
+        project=project if isinstance(project, str) else "",
+    )
+
+
+def save_state(path: Path, state: SessionState) -> None:
+    """Write ``state`` atomically (temp file + rename), creating the folder 0700."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    body = {"shown_upto": state.shown_upto, "compacted": state.compacted, "project": state.project}
+    tmp.write_text(json.dumps(body), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def forget_state(path: Path) -> None:
+    """Remove a finished session's state file (missing is fine)."""
+    path.unlink(missing_ok=True)
+
+
+def sweep_stale(folder: Path, now: float | None = None) -> int:
+    """Remove state files untouched for a week from ``folder``; returns how many went."""
+    cutoff = (time.time() if now is None else now) - STALE_AFTER_SECONDS
+    removed = 0
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return 0
+    for entry in entries:
+        try:
+            if entry.suffix == ".json" and entry.stat().st_mtime < cutoff:
+                entry.unlink()
+                removed += 1
+        except OSError:
+            continue
+    return removed

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engram.testing import Sandbox
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Tell Engram it runs under tests: plugin loading skips third-party entry points."""
+    sys._called_from_test = True  # type: ignore[attr-defined]
 
 
 @pytest.fixture

@@ -1,0 +1,163 @@
+"""``engram link`` and ``engram unlink``: register Engram in agent hosts, and take it back.
+
+The host plugins plan (:mod:`engram.hosts`), the engine writes (:mod:`engram.edit`); this module
+only builds the context, hands plans to the engine and prints what happened, file by file.
+Heavy imports happen inside the commands so ``engram --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+if TYPE_CHECKING:
+    from engram.edit.ledger import Ledger
+    from engram.edit.report import Report
+    from engram.hosts import Host, HostContext
+
+HOST_HELP = "A host (claude, codex, gemini, cursor, opencode, windsurf, antigravity) or `all`."
+GLOBAL_HELP = "Register for your user (home folder) instead of this workspace."
+DRY_RUN_HELP = "Print a unified diff per file and write nothing."
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``link`` and ``unlink`` to the root app."""
+    app.command("link")(link_command)
+    app.command("unlink")(unlink_command)
+
+
+def link_command(
+    host: Annotated[str, typer.Argument(help=HOST_HELP, show_default=False)],
+    global_: Annotated[bool, typer.Option("--global", help=GLOBAL_HELP)] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help=DRY_RUN_HELP)] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace an existing engram entry that differs.")
+    ] = False,
+    always_load: Annotated[
+        bool,
+        typer.Option("--always-load", help="Claude Code only: load engram_load up front."),
+    ] = False,
+) -> None:
+    """Register Engram's MCP server in a host's config (or every host's, with `all`)."""
+    from engram.edit.engine import apply
+
+    ctx = _context(global_, force=force, always_load=always_load)
+    plans = [h.link_plan(ctx) for h in _hosts(host)]
+    changes: dict[tuple[str, Path], list[str]] = {}
+    for plan in plans:
+        for edit in plan.edits:
+            keys = getattr(edit, "path", None) or (getattr(edit, "block_id", ""),)
+            changes.setdefault((plan.host, edit.file), []).append(".".join(keys))
+    reports = apply(plans, _ledger(ctx), dry_run=dry_run, force=force)
+    _finish(reports, ctx, dry_run, changes)
+
+
+def unlink_command(
+    host: Annotated[str, typer.Argument(help=HOST_HELP, show_default=False)],
+    global_: Annotated[bool, typer.Option("--global", help=GLOBAL_HELP)] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help=DRY_RUN_HELP)] = False,
+) -> None:
+    """Remove exactly what `engram link` added (other servers and keys stay untouched)."""
+    from engram.edit.engine import reverse
+
+    ctx = _context(global_)
+    ledger = _ledger(ctx)
+    reports = []
+    for h in _hosts(host):
+        found = h.unlink_plan(ctx)
+        report = reverse(h.name, ctx.scope, ledger, dry_run=dry_run, root=ctx.root)
+        touched = {f.file for f in report.files}
+        report.notices = list(found.notices)
+        for edit in found.edits:
+            if edit.file not in touched:
+                where = _display(edit.file, ctx)
+                report.notices.append(
+                    f"{where}: its engram entry was not written by Engram; left alone "
+                    "(remove it by hand)"
+                )
+        if not report.files and not found.edits and ctx.scope in h.scopes:
+            report.notices.append("not linked")
+        reports.append(report)
+    _finish(reports, ctx, dry_run, {})
+
+
+def _hosts(label: str) -> list[Host]:
+    """The hosts ``label`` names (``all`` is every host); ``hosts.unknown`` otherwise."""
+    from engram.hosts.registry import all_hosts, find_host
+
+    if label.strip().lower() == "all":
+        return list(all_hosts().values())
+    return [find_host(label)]
+
+
+def _context(global_: bool, **options: bool) -> HostContext:
+    """The context for ``host`` from this process: real home, cwd, environment."""
+    import os
+
+    from engram.edit.plan import Scope
+    from engram.hosts import HostContext
+    from engram.hosts.command import resolve_server_command
+    from engram.store.datadir import resolve_data_dir
+
+    env = dict(os.environ)
+    home = env.get("HOME") or env.get("USERPROFILE") or str(Path.home())
+    return HostContext(
+        scope=Scope.GLOBAL if global_ else Scope.WORKSPACE,
+        home=Path(home),
+        workspace=Path.cwd(),
+        data_dir=resolve_data_dir(env),
+        server=resolve_server_command(env),
+        env=env,
+        **options,
+    )
+
+
+def _ledger(ctx: HostContext) -> Ledger:
+    """The link ledger in the data dir."""
+    from engram.edit.ledger import Ledger
+
+    return Ledger.at(ctx.data_dir)
+
+
+def _finish(
+    reports: list[Report],
+    ctx: HostContext,
+    dry_run: bool,
+    changes: dict[tuple[str, Path], list[str]],
+) -> None:
+    """Print every report, file by file; exit 1 when an edit was refused."""
+    for report in reports:
+        host = _title(report.host)
+        typer.echo(f"{host} ({report.scope}):")
+        for notice in report.notices:
+            typer.echo(f"  {notice}")
+        for file in report.files:
+            what = ", ".join(changes.get((report.host, file.file), []))
+            details = [d for d in (what, *file.notes) if d]
+            suffix = f" ({'; '.join(details)})" if details else ""
+            typer.echo(f"  {file.status:<9} {_display(file.file, ctx)}{suffix}")
+            for conflict in file.conflicts:
+                typer.echo(f"            {conflict}")
+            if file.diff:
+                typer.echo(file.diff, nl=False)
+    if dry_run:
+        typer.echo("dry run: nothing was written")
+    if any(report.conflicts for report in reports):
+        raise typer.Exit(1)
+
+
+def _title(name: str) -> str:
+    from engram.hosts.registry import all_hosts
+
+    host = all_hosts().get(name)
+    return host.title if host is not None else name
+
+
+def _display(path: Path, ctx: HostContext) -> str:
+    """``path`` relative to the workspace, or with ``~`` for the home, when it is under them."""
+    for base, prefix in ((ctx.workspace, ""), (ctx.home, "~/")):
+        if path.is_relative_to(base):
+            return prefix + path.relative_to(base).as_posix()
+    return str(path)

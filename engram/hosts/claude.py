@@ -1,0 +1,133 @@
+"""Claude Code: ``.mcp.json`` in the workspace; user scope is a command the user runs.
+
+Claude Code keeps user-scope MCP servers in ``~/.claude.json``, a file it rewrites itself, so
+``engram link claude --global`` prints ``claude mcp add --scope user engram -- engram-mcp``
+instead of editing it. A project server stays "pending approval" until the user approves it
+(or lists it in ``.claude/settings.local.json`` ``enabledMcpjsonServers``): that choice is the
+user's, so link never writes it. Only Claude Code configs take ``--always-load``, and only when
+no Engram Claude hook injects context already (seed 000).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from engram.edit import read_document
+from engram.edit.plan import DocFormat, JSONValue, LinkPlan, Scope
+from engram.hosts.base import Finding, Host, HostFiles, McpHost, McpTarget
+from engram.hosts.context import Base, HostContext, Location
+from engram.hosts.hookspecs import hookimpl
+
+HOOK_COMMAND = "engram hook claude"
+
+
+class ClaudeCode(McpHost):
+    """Claude Code (CLI, IDE extensions, desktop app's Code tab)."""
+
+    name = "claude"
+    title = "Claude Code"
+    aliases = ("claude-code", "claudecode")
+    mcp: ClassVar[dict[Scope, McpTarget]] = {
+        Scope.WORKSPACE: McpTarget((Location(Base.WORKSPACE, ".mcp.json"),), DocFormat.JSON),
+    }
+    files: ClassVar[dict[Scope, HostFiles]] = {
+        Scope.WORKSPACE: HostFiles(
+            hooks=Location(Base.WORKSPACE, ".claude/settings.json"),
+            instructions=Location(Base.WORKSPACE, "CLAUDE.md"),
+            skills=Location(Base.WORKSPACE, ".claude/skills"),
+        ),
+        Scope.GLOBAL: HostFiles(
+            hooks=Location(Base.HOME, ".claude/settings.json"),
+            instructions=Location(Base.HOME, ".claude/CLAUDE.md"),
+            skills=Location(Base.HOME, ".claude/skills"),
+        ),
+    }
+    user_config = Location(Base.HOME, ".claude.json")
+
+    @property
+    def scopes(self) -> tuple[Scope, ...]:  # type: ignore[override]
+        """Both: the workspace is a file, global is a printed command."""
+        return (Scope.WORKSPACE, Scope.GLOBAL)
+
+    def mcp_entry(self, ctx: HostContext, keys: tuple[str, ...]) -> dict[str, JSONValue]:
+        """``{"type": "stdio", "command", "args"}`` as in Claude Code's ``.mcp.json``."""
+        server = (
+            ctx.server.with_args("--always-load") if self.takes_always_load(ctx) else ctx.server
+        )
+        return {"type": "stdio", "command": server.command, "args": list(server.args)}
+
+    def takes_always_load(self, ctx: HostContext) -> bool:
+        """``--always-load`` was asked for and no Engram Claude hook injects context."""
+        return ctx.always_load and not self.has_engram_hook(ctx)
+
+    def has_engram_hook(self, ctx: HostContext) -> bool:
+        """Whether an Engram hook is installed in this scope's Claude settings."""
+        hooks = self.files[ctx.scope].hooks
+        if hooks is None:
+            return False
+        settings = read_document(ctx.path(hooks), DocFormat.JSON)
+        return (
+            HOOK_COMMAND in str(settings.get("hooks", "")) if isinstance(settings, dict) else False
+        )
+
+    def scope_notices(self, ctx: HostContext) -> list[str]:
+        """Say when ``--always-load`` is dropped because a hook already injects context."""
+        if ctx.always_load and not self.takes_always_load(ctx):
+            return [
+                "--always-load is not added: Engram's Claude Code hooks already inject context."
+            ]
+        return []
+
+    def add_command(self, ctx: HostContext) -> str:
+        """The ``claude mcp add`` command that registers Engram for the user."""
+        server = (
+            ctx.server.with_args("--always-load") if self.takes_always_load(ctx) else ctx.server
+        )
+        return f"claude mcp add --scope user engram -- {server.shell_words()}"
+
+    def link_plan(self, ctx: HostContext) -> LinkPlan:
+        """Workspace: the ``.mcp.json`` entry. Global: the command to run, no edit."""
+        if ctx.scope is Scope.WORKSPACE:
+            return super().link_plan(ctx)
+        notices = [
+            *self.scope_notices(ctx),
+            "Claude Code keeps user MCP servers in ~/.claude.json, which it rewrites itself; run:",
+            f"  {self.add_command(ctx)}",
+        ]
+        return ctx.plan(self.name, notices)
+
+    def unlink_plan(self, ctx: HostContext) -> LinkPlan:
+        """Workspace: remove the ``.mcp.json`` entry. Global: the command to run, no edit."""
+        if ctx.scope is Scope.WORKSPACE:
+            return super().unlink_plan(ctx)
+        notices = [
+            "Claude Code manages ~/.claude.json itself; run:",
+            "  claude mcp remove --scope user engram",
+        ]
+        return ctx.plan(self.name, notices)
+
+    def doctor(self, ctx: HostContext) -> list[Finding]:
+        """Workspace: the ``.mcp.json`` entry. Global: whether ``~/.claude.json`` lists engram."""
+        if ctx.scope is Scope.WORKSPACE:
+            return super().doctor(ctx)
+        code, path = "host.claude.registered", ctx.path(self.user_config)
+        config = read_document(path, DocFormat.JSON)
+        servers = config.get("mcpServers") if isinstance(config, dict) else None
+        if isinstance(servers, dict) and "engram" in servers:
+            return [Finding(code, "pass", "Engram is registered for Claude Code (user)", str(path))]
+        return [
+            Finding(
+                code,
+                "warn",
+                "Engram is not registered for Claude Code (user)",
+                str(path),
+                self.add_command(ctx),
+            )
+        ]
+
+
+@hookimpl
+def register_hosts(register: Callable[[Host], None]) -> None:
+    """Register Claude Code."""
+    register(ClaudeCode())

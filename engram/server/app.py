@@ -1,0 +1,182 @@
+"""The SDK ``Server`` for ``engram-mcp``: instructions, tools, resources and prompts.
+
+Built on the lowlevel :class:`mcp.server.lowlevel.Server`, which already answers ``ping``,
+``initialize`` version negotiation, ``server/discover`` and the 2026-07-28 cache hints. We add
+the handlers: ``tools/list`` from the registry (filtered by ``--tools``), ``tools/call`` through
+argument validation into the tool's ``run`` function, and resources / prompts from the catalog.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import sys
+import traceback
+from typing import Any
+
+import mcp_types as types
+from mcp.server.caching import CacheHint
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
+
+from engram import __version__
+from engram.errors import EngramError
+from engram.server import catalog
+from engram.server.envelope import ToolOutcome, error_result, success_result
+from engram.server.options import ServerOptions
+from engram.server.registry import ToolSpec, select_tools
+
+logger = logging.getLogger("engram.server")
+
+INSTRUCTIONS = (
+    "Engram is this project's long-term memory. Recall before acting: at the start of a task or "
+    "when the user mentions past work, call mem_context, then mem_search (engram_load for "
+    "project rules and decisions). Save as you go: after a fix, decision, discovery or "
+    "convention call mem_save (What/Why/Where/Learned); before finishing call "
+    "mem_session_summary. engram_save only proposes: call engram_commit only after the human "
+    "approved the listed candidates in chat."
+)
+
+# Tool and prompt lists change only with a new release; resources follow the store.
+_CACHE_HINTS: dict[Any, CacheHint] = {
+    "tools/list": CacheHint(ttl_ms=300_000, scope="public"),
+    "prompts/list": CacheHint(ttl_ms=300_000, scope="public"),
+    "resources/list": CacheHint(ttl_ms=0, scope="private"),
+    "resources/templates/list": CacheHint(ttl_ms=300_000, scope="public"),
+}
+
+ALWAYS_LOAD_META = "anthropic/alwaysLoad"
+
+
+class EngramServer:
+    """The tools a process serves and how to run them, independent of the wire.
+
+    Args:
+        options: the parsed command line.
+    """
+
+    def __init__(self, options: ServerOptions) -> None:
+        self.options = options
+        tools, unknown = select_tools(options.tools)
+        for name in unknown:
+            print(f"engram-mcp: --tools: ignoring unknown profile or tool {name!r}", file=sys.stderr)
+        self.tools: dict[str, ToolSpec] = {t.name: t for t in tools}
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        """The ``tools/list`` entries, ``engram_load`` marked always-load when asked."""
+        out = []
+        for tool in self.tools.values():
+            extra = {ALWAYS_LOAD_META: True} if self._always_load(tool) else None
+            out.append(tool.listing(extra))
+        return out
+
+    def _always_load(self, tool: ToolSpec) -> bool:
+        return self.options.always_load and tool.name == "engram_load"
+
+    async def call_tool(self, name: str, arguments: Any, request: Any = None) -> dict[str, Any]:
+        """Run one tool and return the ``tools/call`` result (tool errors included)."""
+        tool = self.tools.get(name)
+        if tool is None:
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"Unknown tool: {name!r} (not served by this engram-mcp --tools selection)",
+                data={"tool": name},
+            )
+        diagnostics: list[str] = []
+        try:
+            call = tool.bind(arguments, request)
+            if call.ignored:
+                diagnostics.append(f"ignored unknown arguments: {', '.join(call.ignored)}")
+            outcome = tool.run(call)
+            if inspect.isawaitable(outcome):
+                outcome = await outcome
+        except EngramError as exc:
+            return error_result(exc, diagnostics)
+        except Exception as exc:
+            print(traceback.format_exc(), file=sys.stderr)
+            return error_result(
+                EngramError(
+                    "server.internal",
+                    f"{name} failed: {type(exc).__name__}: {exc}",
+                    "report this bug; nothing else was changed by the failed call",
+                ),
+                diagnostics,
+            )
+        if not isinstance(outcome, ToolOutcome):
+            # A family that answers in the SDK's own shapes (input_required...) owns its result.
+            return outcome  # type: ignore[no-any-return]
+        outcome.diagnostics = diagnostics + outcome.diagnostics
+        return success_result(outcome)
+
+
+def build_server(options: ServerOptions) -> tuple[Server[Any], EngramServer]:
+    """The SDK server wired to an :class:`EngramServer` for ``options``."""
+    engram = EngramServer(options)
+
+    # Typed results: the SDK fills resultType / ttlMs / cacheScope for the 2026-07-28 era.
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult.model_validate({"tools": engram.list_tools()})
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> Any:
+        result = await engram.call_tool(params.name, params.arguments, ctx)
+        return types.CallToolResult.model_validate(result) if isinstance(result, dict) else result
+
+    server: Server[Any] = Server(
+        "engram",
+        version=__version__,
+        title="Engram",
+        instructions=INSTRUCTIONS,
+        cache_hints=_CACHE_HINTS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=_list_resources,
+        on_list_resource_templates=_list_resource_templates,
+        on_read_resource=_read_resource,
+        on_list_prompts=_list_prompts,
+        on_get_prompt=_get_prompt,
+    )
+    # One span per message costs start-up time and nothing here exports spans.
+    server.middleware = []
+    return server, engram
+
+
+async def _list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+    resources: list[dict[str, Any]] = []
+    for provider in catalog.RESOURCE_PROVIDERS:
+        resources.extend(provider.list_resources())
+    return types.ListResourcesResult.model_validate({"resources": resources})
+
+
+async def _list_resource_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
+    templates = [t for p in catalog.RESOURCE_PROVIDERS for t in p.templates]
+    return types.ListResourceTemplatesResult.model_validate({"resourceTemplates": templates})
+
+
+async def _read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> Any:
+    uri = str(params.uri)
+    for provider in catalog.RESOURCE_PROVIDERS:
+        contents = provider.read(uri)
+        if contents is not None:
+            return types.ReadResourceResult.model_validate({"contents": contents})
+    raise MCPError(code=-32002, message=f"Resource not found: {uri}", data={"uri": uri})
+
+
+async def _list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+    prompts = [
+        {"name": p.name, "description": p.description, "arguments": list(p.arguments)}
+        for p in catalog.PROMPTS.values()
+    ]
+    return types.ListPromptsResult.model_validate({"prompts": prompts})
+
+
+async def _get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> Any:
+    prompt = catalog.PROMPTS.get(params.name)
+    if prompt is None:
+        raise MCPError(code=INVALID_PARAMS, message=f"Unknown prompt: {params.name!r}")
+    messages = prompt.get(dict(params.arguments or {}))
+    if inspect.isawaitable(messages):
+        messages = await messages
+    return types.GetPromptResult.model_validate(
+        {"description": prompt.description, "messages": messages}
+    )

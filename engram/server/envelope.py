@@ -1,0 +1,83 @@
+"""What a tool returns: human text plus the structured envelope.
+
+Every tool result carries the human text in ``content[0].text`` and, in ``structuredContent``,
+``{contract_version, ok, data, diagnostics}``. A tool error is the same envelope with
+``ok: false`` and ``data`` holding the error's ``code``, ``message``, ``remedy`` and details
+(``available_projects``...), plus ``isError: true`` so hosts show it as a failure.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from engram.errors import EngramError
+
+CONTRACT_VERSION = "1"
+
+
+@dataclass
+class ToolOutcome:
+    """A successful tool answer.
+
+    Args:
+        text: what a person (or the agent) reads.
+        data: the JSON-ready structured answer.
+        diagnostics: warnings worth surfacing (normalized names, truncation, ignored args).
+    """
+
+    text: str
+    data: Any
+    diagnostics: list[str] = field(default_factory=list)
+
+
+def envelope(ok: bool, data: Any, diagnostics: list[str]) -> dict[str, Any]:
+    """The ``structuredContent`` object."""
+    return {
+        "contract_version": CONTRACT_VERSION,
+        "ok": ok,
+        "data": data,
+        "diagnostics": list(diagnostics),
+    }
+
+
+def success_result(outcome: ToolOutcome) -> dict[str, Any]:
+    """A ``tools/call`` result for a successful outcome."""
+    data = to_json(outcome.data)
+    return {
+        "content": [{"type": "text", "text": outcome.text}],
+        "structuredContent": envelope(True, data, outcome.diagnostics),
+        "isError": False,
+    }
+
+
+def error_result(error: EngramError, diagnostics: list[str] | None = None) -> dict[str, Any]:
+    """A ``tools/call`` result for a tool error (``isError: true``)."""
+    text = f"error [{error.code}]: {error.one_line()}"
+    return {
+        "content": [{"type": "text", "text": text}],
+        "structuredContent": envelope(False, to_json(error.to_dict()), diagnostics or []),
+        "isError": True,
+    }
+
+
+def to_json(value: Any) -> Any:
+    """``value`` as plain JSON data (pydantic models and dataclasses included)."""
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    return json.loads(json.dumps(value, default=_default, ensure_ascii=False))
+
+
+def _default(value: Any) -> Any:
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    if hasattr(value, "__dataclass_fields__"):
+        from dataclasses import asdict
+
+        return asdict(value)
+    if isinstance(value, set | frozenset | tuple):
+        return list(value)
+    return str(value)

@@ -1,0 +1,316 @@
+"""The tool registry: every tool ``engram-mcp`` can list, as data.
+
+A :class:`ToolSpec` says what a host sees (name, description, input schema, annotations,
+``_meta``), which family it belongs to (``mem`` journal tools, ``engram`` governed tools), which
+``--tools`` profiles list it, and the function that runs it. Tool families add themselves with
+:func:`register` from their own module; the server imports the modules in :data:`TOOL_MODULES`
+once, on first use, so ``engram-mcp --help``-style paths stay cheap.
+
+Arguments are checked against the :class:`Param` list before a tool runs: a wrong type, a missing
+required value, a value outside its enum or range, or arguments over 1 MB in total become a tool
+error naming the problem — the tool never sees them, so nothing is written.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from engram.errors import EngramError
+
+ParamType = Literal["string", "integer", "number", "boolean", "string_list", "object"]
+Family = Literal["mem", "engram"]
+
+MAX_ARGUMENT_BYTES = 1024 * 1024
+
+# Modules that register tools when imported, in listing order. The governed family adds its
+# module here.
+TOOL_MODULES: list[str] = [
+    "engram.server.mem_tools.journal",
+    "engram.server.mem_tools.sessions",
+    "engram.server.mem_tools.projects",
+    "engram.server.mem_tools.relations",
+    "engram.server.mem_tools.admin",
+]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One tool argument.
+
+    Args:
+        name: the argument name as the host sends it.
+        type: ``string``, ``integer``, ``number``, ``boolean``, ``string_list`` or ``object``.
+        description: one line for the agent.
+        required: the call fails without it.
+        enum: allowed string values.
+        minimum / maximum: inclusive numeric bounds.
+        max_length: longest string accepted, in characters.
+    """
+
+    name: str
+    type: ParamType
+    description: str
+    required: bool = False
+    enum: tuple[str, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+    max_length: int | None = None
+
+    def schema(self) -> dict[str, Any]:
+        """This argument as a JSON Schema property."""
+        out: dict[str, Any]
+        if self.type == "string_list":
+            out = {"type": "array", "items": {"type": "string"}}
+        else:
+            out = {"type": self.type}
+        out["description"] = self.description
+        if self.enum:
+            out["enum"] = list(self.enum)
+        if self.minimum is not None:
+            out["minimum"] = _number(self.minimum)
+        if self.maximum is not None:
+            out["maximum"] = _number(self.maximum)
+        if self.max_length is not None:
+            out["maxLength"] = self.max_length
+        return out
+
+    def check(self, value: Any) -> Any:
+        """Return ``value`` in its canonical Python form, or raise ``server.bad_argument``."""
+        kind = self.type
+        if kind == "string":
+            if not isinstance(value, str):
+                raise self._bad(f"must be a string, got {_json_type(value)}")
+            if self.max_length is not None and len(value) > self.max_length:
+                raise self._bad(f"is {len(value)} characters; the limit is {self.max_length}")
+            if self.enum and value not in self.enum:
+                raise self._bad(f"must be one of {', '.join(self.enum)}; got {value!r}")
+            return value
+        if kind == "boolean":
+            if not isinstance(value, bool):
+                raise self._bad(f"must be true or false, got {_json_type(value)}")
+            return value
+        if kind in ("integer", "number"):
+            return self._check_number(value)
+        if kind == "string_list":
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise self._bad(f"must be a list of strings, got {_json_type(value)}")
+            return list(value)
+        if not isinstance(value, dict):
+            raise self._bad(f"must be an object, got {_json_type(value)}")
+        return value
+
+    def _check_number(self, value: Any) -> int | float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self._bad(f"must be a number, got {_json_type(value)}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise self._bad("must be a finite number")
+        if self.type == "integer":
+            if isinstance(value, float) and not value.is_integer():
+                raise self._bad(f"must be a whole number, got {value}")
+            value = int(value)
+        if self.minimum is not None and value < self.minimum:
+            raise self._bad(f"must be at least {_number(self.minimum)}, got {value}")
+        if self.maximum is not None and value > self.maximum:
+            raise self._bad(f"must be at most {_number(self.maximum)}, got {value}")
+        return value
+
+    def _bad(self, problem: str) -> EngramError:
+        return EngramError(
+            "server.bad_argument",
+            f"argument {self.name!r} {problem}",
+            "fix the argument and call the tool again",
+            argument=self.name,
+        )
+
+
+@dataclass
+class ToolCall:
+    """One validated call, handed to a tool's ``run`` function.
+
+    Args:
+        name: the tool name.
+        arguments: the checked arguments (absent optional ones are left out).
+        ignored: argument names the tool does not take (reported in diagnostics).
+        request: the SDK request context (for elicitation and era checks), or None in tests.
+    """
+
+    name: str
+    arguments: dict[str, Any]
+    ignored: list[str] = field(default_factory=list)
+    request: Any = None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """An argument, or ``default`` when the caller left it out."""
+        return self.arguments.get(key, default)
+
+
+ToolRun = Callable[[ToolCall], Any | Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool as the registry knows it.
+
+    Args:
+        name: unique tool name (``mem_save``).
+        description: what the agent reads to decide when to call it.
+        params: the arguments, in schema order.
+        run: ``run(call) -> ToolOutcome`` (sync or async); raise EngramError for a tool error.
+        family: ``mem`` (journal) or ``engram`` (governed).
+        profiles: the ``--tools`` profiles that list it (``all`` lists every tool).
+        read_only: annotations.readOnlyHint.
+        destructive: annotations.destructiveHint (only meaningful when not read-only).
+        idempotent: annotations.idempotentHint.
+        title: a short human title.
+        meta: the tool's ``_meta`` in tools/list.
+    """
+
+    name: str
+    description: str
+    params: tuple[Param, ...]
+    run: ToolRun
+    family: Family
+    profiles: frozenset[str]
+    read_only: bool
+    destructive: bool = False
+    idempotent: bool = False
+    title: str = ""
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def input_schema(self) -> dict[str, Any]:
+        """The JSON Schema of the arguments."""
+        schema: dict[str, Any] = {
+            "type": "object",
+            "properties": {p.name: p.schema() for p in self.params},
+        }
+        required = [p.name for p in self.params if p.required]
+        if required:
+            schema["required"] = required
+        return schema
+
+    def annotations(self) -> dict[str, Any]:
+        """MCP tool annotations: read-only / destructive / idempotent hints."""
+        out: dict[str, Any] = {"readOnlyHint": self.read_only, "openWorldHint": False}
+        if not self.read_only:
+            out["destructiveHint"] = self.destructive
+            out["idempotentHint"] = self.idempotent
+        if self.title:
+            out["title"] = self.title
+        return out
+
+    def listing(self, extra_meta: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """This tool as one ``tools/list`` entry."""
+        entry: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "inputSchema": self.input_schema(),
+            "annotations": self.annotations(),
+        }
+        if self.title:
+            entry["title"] = self.title
+        meta = {**self.meta, **(extra_meta or {})}
+        if meta:
+            entry["_meta"] = meta
+        return entry
+
+    def bind(self, arguments: Any, request: Any = None) -> ToolCall:
+        """Check raw ``arguments`` against the params; raise ``server.bad_argument`` on a problem."""
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            raise EngramError(
+                "server.bad_argument",
+                f"arguments must be an object, got {_json_type(arguments)}",
+                "send the tool arguments as a JSON object",
+            )
+        size = len(json.dumps(arguments, ensure_ascii=False, default=str).encode("utf-8"))
+        if size > MAX_ARGUMENT_BYTES:
+            raise EngramError(
+                "server.arguments_too_large",
+                f"arguments are {size} bytes; the limit is {MAX_ARGUMENT_BYTES} bytes (1 MB)",
+                "send a shorter text or split it over several calls",
+                size=size,
+                limit=MAX_ARGUMENT_BYTES,
+            )
+        known = {p.name: p for p in self.params}
+        checked: dict[str, Any] = {}
+        for param in self.params:
+            value = arguments.get(param.name)
+            if value is None:
+                if param.required:
+                    raise EngramError(
+                        "server.missing_argument",
+                        f"argument {param.name!r} is required",
+                        f"call {self.name} again with {param.name}",
+                        argument=param.name,
+                    )
+                continue
+            checked[param.name] = param.check(value)
+        ignored = sorted(k for k in arguments if k not in known)
+        return ToolCall(self.name, checked, ignored, request)
+
+
+_TOOLS: dict[str, ToolSpec] = {}
+_loaded = False
+
+
+def register(spec: ToolSpec) -> ToolSpec:
+    """Add a tool to the registry (a second tool with the same name is a programming error)."""
+    if spec.name in _TOOLS and _TOOLS[spec.name] is not spec:
+        raise ValueError(f"tool {spec.name!r} is registered twice")
+    _TOOLS[spec.name] = spec
+    return spec
+
+
+def all_tools() -> list[ToolSpec]:
+    """Every registered tool, importing the tool modules on first use."""
+    global _loaded
+    if not _loaded:
+        for module in TOOL_MODULES:
+            importlib.import_module(module)
+        _loaded = True
+    return list(_TOOLS.values())
+
+
+def select_tools(selection: Iterable[str]) -> tuple[list[ToolSpec], list[str]]:
+    """The tools a ``--tools`` selection lists, in registry order, and the names it did not know.
+
+    A selection is profile names (``agent``, ``admin``, ``governed``, ``all``) and/or tool names.
+    """
+    tools = all_tools()
+    names = {t.name for t in tools}
+    wanted = list(selection)
+    unknown = [w for w in wanted if w != "all" and w not in names and not _is_profile(w, tools)]
+    if "all" in wanted:
+        return tools, unknown
+    chosen = [t for t in tools if t.name in wanted or any(p in t.profiles for p in wanted)]
+    return chosen, unknown
+
+
+def _is_profile(name: str, tools: list[ToolSpec]) -> bool:
+    return any(name in t.profiles for t in tools) or name in ("agent", "admin", "governed")
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _number(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value

@@ -60,7 +60,9 @@ class EngramServer:
         self.options = options
         tools, unknown = select_tools(options.tools)
         for name in unknown:
-            print(f"engram-mcp: --tools: ignoring unknown profile or tool {name!r}", file=sys.stderr)
+            print(
+                f"engram-mcp: --tools: ignoring unknown profile or tool {name!r}", file=sys.stderr
+            )
         self.tools: dict[str, ToolSpec] = {t.name: t for t in tools}
 
     def list_tools(self) -> list[dict[str, Any]]:

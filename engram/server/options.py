@@ -64,11 +64,12 @@ def parse_options(
     i = 0
     while i < len(args):
         arg = args[i]
-        name, has_value, value = arg.partition("=")
-        if name in ("--tools", "--project") and not has_value:
-            if i + 1 < len(args) and not args[i + 1].startswith("--"):
-                value, has_value = args[i + 1], True
-                i += 1
+        name, separator, value = arg.partition("=")
+        has_value = bool(separator)
+        needs_value = name in ("--tools", "--project") and not has_value
+        if needs_value and i + 1 < len(args) and not args[i + 1].startswith("--"):
+            value, has_value = args[i + 1], True
+            i += 1
         if name == "--tools" and has_value and value.strip():
             tools = value.strip()
         elif name == "--project" and has_value and value.strip():

@@ -29,13 +29,7 @@ MAX_ARGUMENT_BYTES = 1024 * 1024
 
 # Modules that register tools when imported, in listing order. The governed family adds its
 # module here.
-TOOL_MODULES: list[str] = [
-    "engram.server.mem_tools.journal",
-    "engram.server.mem_tools.sessions",
-    "engram.server.mem_tools.projects",
-    "engram.server.mem_tools.relations",
-    "engram.server.mem_tools.admin",
-]
+TOOL_MODULES: list[str] = []
 
 
 @dataclass(frozen=True)
@@ -104,9 +98,10 @@ class Param:
             raise self._bad(f"must be an object, got {_json_type(value)}")
         return value
 
-    def _check_number(self, value: Any) -> int | float:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise self._bad(f"must be a number, got {_json_type(value)}")
+    def _check_number(self, raw: Any) -> int | float:
+        if isinstance(raw, bool) or not isinstance(raw, int | float):
+            raise self._bad(f"must be a number, got {_json_type(raw)}")
+        value: int | float = raw
         if isinstance(value, float) and not math.isfinite(value):
             raise self._bad("must be a finite number")
         if self.type == "integer":

@@ -17,7 +17,7 @@ import json
 import os
 import sys
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any, BinaryIO
 
 import anyio
@@ -33,7 +33,7 @@ DRAIN_TIMEOUT_S = 120.0
 
 Serve = Callable[
     [MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]],
-    Awaitable[None],
+    Coroutine[Any, Any, None],
 ]
 
 
@@ -61,7 +61,9 @@ class LineTransport:
             tg.start_soon(serve, server_in, server_out)
             await self._read_loop(to_server)
 
-    async def _read_loop(self, to_server: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
+    async def _read_loop(
+        self, to_server: MemoryObjectSendStream[SessionMessage | Exception]
+    ) -> None:
         async with to_server:
             while True:
                 line = await anyio.to_thread.run_sync(self.reader.readline, abandon_on_cancel=True)

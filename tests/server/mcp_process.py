@@ -1,0 +1,104 @@
+"""Run the real ``engram-mcp`` as a subprocess and talk raw JSON-RPC to it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from engram.testing import Sandbox
+
+ENGRAM_MCP = str(Path(sys.executable).parent / "engram-mcp")
+MODERN = "2026-07-28"
+
+
+def envelope(version: str = MODERN, capabilities: bool = True) -> dict[str, Any]:
+    """The 2026-07-28 per-request ``_meta``."""
+    meta: dict[str, Any] = {"io.modelcontextprotocol/protocolVersion": version}
+    if capabilities:
+        meta["io.modelcontextprotocol/clientCapabilities"] = {}
+    return meta
+
+
+def request(rid: Any, method: str, params: dict[str, Any] | None = None) -> str:
+    """One JSON-RPC request line."""
+    body: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
+    if params is not None:
+        body["params"] = params
+    return json.dumps(body)
+
+
+def modern(rid: Any, method: str, params: dict[str, Any] | None = None, **env: Any) -> str:
+    """A request carrying the 2026-07-28 envelope."""
+    return request(rid, method, {**(params or {}), "_meta": envelope(**env)})
+
+
+def initialize(rid: Any = 0, version: str = "2025-11-25") -> list[str]:
+    """The legacy handshake: initialize + notifications/initialized."""
+    init = request(
+        rid,
+        "initialize",
+        {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "engram-tests", "version": "1"},
+        },
+    )
+    return [init, json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})]
+
+
+def call(rid: Any, tool: str, arguments: Any) -> str:
+    """A legacy tools/call line."""
+    return request(rid, "tools/call", {"name": tool, "arguments": arguments})
+
+
+class Exchange:
+    """What one run of the server answered: responses by id, and the raw streams."""
+
+    def __init__(self, proc: subprocess.CompletedProcess[bytes]) -> None:
+        self.returncode = proc.returncode
+        self.stdout = proc.stdout.decode("utf-8")
+        self.stderr = proc.stderr.decode("utf-8", errors="replace")
+        self.messages = [json.loads(line) for line in self.stdout.splitlines()]
+        self.by_id = {json.dumps(m.get("id")): m for m in self.messages}
+
+    def __getitem__(self, rid: Any) -> dict[str, Any]:
+        return self.by_id[json.dumps(rid)]
+
+    def result(self, rid: Any) -> dict[str, Any]:
+        """The result of request ``rid`` (fails the test on an error response)."""
+        message = self[rid]
+        assert "result" in message, message
+        return message["result"]  # type: ignore[no-any-return]
+
+    def error(self, rid: Any) -> dict[str, Any]:
+        """The error of request ``rid``."""
+        message = self[rid]
+        assert "error" in message, message
+        return message["error"]  # type: ignore[no-any-return]
+
+    def structured(self, rid: Any) -> dict[str, Any]:
+        """``structuredContent`` of a tools/call result."""
+        return self.result(rid)["structuredContent"]  # type: ignore[no-any-return]
+
+
+def run_server(
+    sandbox: Sandbox,
+    lines: list[str],
+    *args: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    command: list[str] | None = None,
+) -> Exchange:
+    """Pipe ``lines`` into a fresh server, close stdin, and collect everything it answers."""
+    proc = subprocess.run(
+        [*(command or [ENGRAM_MCP]), *args],
+        input=("\n".join(lines) + "\n").encode("utf-8"),
+        capture_output=True,
+        env=sandbox.env(**(env or {})),
+        cwd=cwd or sandbox.workspace,
+        timeout=120,
+    )
+    return Exchange(proc)

@@ -1,0 +1,58 @@
+"""The line transport: parse errors, notifications, and no request lost when stdin closes."""
+
+from __future__ import annotations
+
+import json
+
+from engram.testing import Sandbox
+from tests.server.mcp_process import initialize, modern, request, run_server
+
+
+def test_malformed_line_gets_parse_error_and_serving_continues(sandbox: Sandbox) -> None:
+    lines = [*initialize(1), "{not json", request(2, "ping")]
+    answered = run_server(sandbox, lines)
+    parse_errors = [m for m in answered.messages if m.get("error", {}).get("code") == -32700]
+    assert len(parse_errors) == 1 and parse_errors[0]["id"] is None
+    assert answered.result(2) == {}
+    assert answered.returncode == 0
+
+
+def test_json_that_is_not_json_rpc_is_an_invalid_request(sandbox: Sandbox) -> None:
+    lines = [
+        json.dumps([1, 2]),
+        json.dumps({"id": 7, "method": "ping"}),
+        *initialize(1),
+        request(2, "ping"),
+    ]
+    answered = run_server(sandbox, lines)
+    assert answered.error(7)["code"] == -32600
+    batch = [m for m in answered.messages if m["id"] is None]
+    assert batch and batch[0]["error"]["code"] == -32600
+    assert answered.result(2) == {}
+
+
+def test_notifications_get_no_response(sandbox: Sandbox) -> None:
+    note = json.dumps({"jsonrpc": "2.0", "method": "notifications/whatever", "params": {}})
+    lines = [*initialize(1), note, note, request(2, "ping")]
+    answered = run_server(sandbox, lines)
+    assert [m["id"] for m in answered.messages] == [1, 2]
+
+
+def test_every_request_received_before_eof_is_answered(sandbox: Sandbox) -> None:
+    ids = list(range(2, 202))
+    lines = [*initialize(1)]
+    for rid in ids:
+        method = ("tools/list", "ping", "resources/list", "prompts/list")[rid % 4]
+        lines.append(request(rid, method))
+        lines.append(modern(f"m{rid}", "tools/list"))
+    answered = run_server(sandbox, lines)
+    assert answered.returncode == 0
+    for rid in ids:
+        assert "result" in answered[rid]
+        assert "result" in answered[f"m{rid}"]
+
+
+def test_empty_input_exits_cleanly(sandbox: Sandbox) -> None:
+    answered = run_server(sandbox, [])
+    assert answered.returncode == 0
+    assert answered.stdout == ""

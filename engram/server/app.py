@@ -90,6 +90,7 @@ class EngramServer:
             call = tool.bind(arguments, request)
             if call.ignored:
                 diagnostics.append(f"ignored unknown arguments: {', '.join(call.ignored)}")
+            diagnostics.extend(call.notes)
             outcome = tool.run(call)
             if inspect.isawaitable(outcome):
                 outcome = await outcome

@@ -29,7 +29,13 @@ MAX_ARGUMENT_BYTES = 1024 * 1024
 
 # Modules that register tools when imported, in listing order. The governed family adds its
 # module here.
-TOOL_MODULES: list[str] = []
+TOOL_MODULES: list[str] = [
+    "engram.server.mem_tools.journal",
+    "engram.server.mem_tools.recall",
+    "engram.server.mem_tools.sessions",
+    "engram.server.mem_tools.projects",
+    "engram.server.mem_tools.curation",
+]
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,8 @@ class Param:
         enum: allowed string values.
         minimum / maximum: inclusive numeric bounds.
         max_length: longest string accepted, in characters.
+        lenient: a bad value is dropped (the tool's default applies) with a diagnostic,
+            instead of failing the call.
     """
 
     name: str
@@ -54,6 +62,7 @@ class Param:
     minimum: float | None = None
     maximum: float | None = None
     max_length: int | None = None
+    lenient: bool = False
 
     def schema(self) -> dict[str, Any]:
         """This argument as a JSON Schema property."""
@@ -132,12 +141,14 @@ class ToolCall:
         arguments: the checked arguments (absent optional ones are left out).
         ignored: argument names the tool does not take (reported in diagnostics).
         request: the SDK request context (for elicitation and era checks), or None in tests.
+        notes: problems with lenient arguments that were dropped.
     """
 
     name: str
     arguments: dict[str, Any]
     ignored: list[str] = field(default_factory=list)
     request: Any = None
+    notes: list[str] = field(default_factory=list)
 
     def get(self, key: str, default: Any = None) -> Any:
         """An argument, or ``default`` when the caller left it out."""
@@ -234,6 +245,7 @@ class ToolSpec:
             )
         known = {p.name: p for p in self.params}
         checked: dict[str, Any] = {}
+        dropped: list[str] = []
         for param in self.params:
             value = arguments.get(param.name)
             if value is None:
@@ -245,9 +257,14 @@ class ToolSpec:
                         argument=param.name,
                     )
                 continue
-            checked[param.name] = param.check(value)
+            try:
+                checked[param.name] = param.check(value)
+            except EngramError as exc:
+                if not param.lenient:
+                    raise
+                dropped.append(f"{exc.message}; using the default")
         ignored = sorted(k for k in arguments if k not in known)
-        return ToolCall(self.name, checked, ignored, request)
+        return ToolCall(self.name, checked, ignored, request, dropped)
 
 
 _TOOLS: dict[str, ToolSpec] = {}

@@ -102,3 +102,32 @@ def run_server(
         timeout=120,
     )
     return Exchange(proc)
+
+
+class LiveServer:
+    """An interactive server: send a request, read its answer (for multi-step flows)."""
+
+    def __init__(self, sandbox: Sandbox, *args: str, cwd: Path | None = None) -> None:
+        self.proc = subprocess.Popen(
+            [ENGRAM_MCP, *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=sandbox.env(),
+            cwd=cwd or sandbox.workspace,
+        )
+
+    def send(self, line: str) -> dict[str, Any] | None:
+        """Write one line; return the next response line for a request (None for notifications)."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(line.encode("utf-8") + b"\n")
+        self.proc.stdin.flush()
+        if "id" not in json.loads(line):
+            return None
+        return json.loads(self.proc.stdout.readline())  # type: ignore[no-any-return]
+
+    def close(self) -> int:
+        """Close stdin and wait for the process to exit."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        return self.proc.wait(timeout=60)

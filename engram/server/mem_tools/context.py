@@ -1,0 +1,233 @@
+"""What every ``mem_*`` tool shares: the open store, call-time project resolution, answers.
+
+Project resolution happens at call time, never at start-up (seed 003, "MCP Project
+Resolution"):
+
+- read tools: an explicit ``project`` must be a project the store knows; else the process
+  override (``--project`` / ``ENGRAM_PROJECT``, also checked against the store); else detection
+  from the working directory. Unknown names fail with ``available_projects``.
+- write tools: a validated explicit project (known to the store, the session's project, the
+  nearest ``.engram/config.json``, or an ambiguity recovery choice), then the session's project,
+  then the process override, then detection. An ambiguous directory fails with
+  ``available_projects`` and a five-minute ``recovery_token`` bound to this process.
+
+The answer's ``data`` is the seed's envelope: ``{project, project_source, project_path, result}``.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engram.errors import EngramError
+from engram.memory import project as projects_id
+from engram.memory.project import ProjectDetection
+from engram.server.envelope import ToolOutcome, to_json
+from engram.server.options import current_options
+from engram.store.db import Store
+
+RECOVERY_TTL_S = 300.0
+USER_SELECTED = "user_selected_after_ambiguous_project"
+
+
+@dataclass
+class _Recovery:
+    session_id: str
+    cwd: str
+    candidates: tuple[str, ...]
+    expires: float
+
+
+@dataclass
+class ToolState:
+    """Process-wide state of the ``mem_*`` tools: the store and process-local memory.
+
+    Args:
+        recoveries: ambiguity recovery tokens issued by this process.
+        prompts: the latest prompt id saved per (project, session) — the prompt context
+            ``mem_save(capture_prompt=true)`` reports alongside the observation.
+    """
+
+    _store: Store | None = None
+    recoveries: dict[str, _Recovery] = field(default_factory=dict)
+    prompts: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def store(self) -> Store:
+        """The store, opened on first use (never at start-up, so a bad data dir is a tool error)."""
+        if self._store is None:
+            self._store = Store.open()
+        return self._store
+
+
+STATE = ToolState()
+
+
+def cwd() -> Path:
+    """The directory detection starts from: the server process's working directory."""
+    return Path(os.getcwd())
+
+
+def known_projects() -> list[str]:
+    """Every project the store has rows for."""
+    from engram.memory.projects import list_projects
+
+    return [p.name for p in list_projects(STATE.store())]
+
+
+def read_project(explicit: str | None) -> ProjectDetection:
+    """The project a read tool works on (explicit, then process override, then cwd)."""
+    here = cwd()
+    named = explicit if explicit is not None else current_options().project
+    if named is not None:
+        detection = projects_id.resolve_project(named, here)
+        projects_id.require_known(detection.project, known_projects())
+        if explicit is None:
+            detection = _with_source(detection, "process_override")
+        return detection
+    detection = projects_id.detect_project(here)
+    projects_id.require_single(detection)
+    return detection
+
+
+def write_project(
+    explicit: str | None,
+    session_id: str | None = None,
+    choice_reason: str | None = None,
+    recovery_token: str | None = None,
+) -> ProjectDetection:
+    """The project a write tool works on; an unbacked explicit name never creates a bucket."""
+    here = cwd()
+    session_project = _session_project(session_id)
+    if explicit is not None:
+        detection = projects_id.resolve_project(explicit, here)
+        name = detection.project
+        if session_project is not None and session_project not in ("", name):
+            raise EngramError(
+                "project.session_mismatch",
+                f"session {session_id!r} belongs to project {session_project!r}, not {name!r}",
+                "drop the project argument, or use a session of that project",
+                session_project=session_project,
+                project=name,
+            )
+        if not _backed(name, session_project, here, session_id, choice_reason, recovery_token):
+            known = known_projects()
+            raise EngramError(
+                "project.unknown",
+                f"unknown project {name!r}: no stored memories, session or config name it",
+                "use a known project (see available_projects), or run `engram init NAME` in it",
+                available_projects=known,
+            )
+        return detection
+    if session_project:
+        return ProjectDetection(session_project, "session", cwd=str(here))
+    override = current_options().project
+    if override is not None:
+        return _with_source(projects_id.resolve_project(override, here), "process_override")
+    detection = projects_id.detect_project(here)
+    if detection.source == "ambiguous":
+        raise _ambiguous(detection, session_id or "")
+    return detection
+
+
+def _backed(
+    name: str,
+    session_project: str | None,
+    here: Path,
+    session_id: str | None,
+    choice_reason: str | None,
+    token: str | None,
+) -> bool:
+    if name == session_project or name in known_projects():
+        return True
+    detection = projects_id.detect_project(here)
+    if detection.source == "config" and detection.project == name:
+        return True
+    if choice_reason == USER_SELECTED and detection.source == "ambiguous":
+        return _recovery_allows(token, name, session_id or "", detection)
+    return False
+
+
+def _recovery_allows(
+    token: str | None, name: str, session_id: str, detection: ProjectDetection
+) -> bool:
+    recovery = STATE.recoveries.get(token or "")
+    if recovery is None or recovery.expires < time.monotonic():
+        raise EngramError(
+            "project.recovery_expired",
+            "the recovery_token is unknown or expired (tokens last five minutes, in one process)",
+            "call the tool again without project to get a fresh recovery_token",
+        )
+    if (
+        recovery.session_id != session_id
+        or recovery.cwd != detection.cwd
+        or recovery.candidates != detection.available_projects
+        or name not in recovery.candidates
+    ):
+        raise EngramError(
+            "project.recovery_mismatch",
+            f"{name!r} is not one of the projects offered for this session and directory",
+            "pick exactly one of available_projects from the ambiguous_project error",
+            available_projects=list(recovery.candidates),
+        )
+    return True
+
+
+def _ambiguous(detection: ProjectDetection, session_id: str) -> EngramError:
+    token = secrets.token_urlsafe(16)
+    now = time.monotonic()
+    STATE.recoveries = {k: r for k, r in STATE.recoveries.items() if r.expires > now}
+    STATE.recoveries[token] = _Recovery(
+        session_id, detection.cwd, detection.available_projects, now + RECOVERY_TTL_S
+    )
+    return EngramError(
+        "project.ambiguous",
+        "this directory holds several projects "
+        f"({', '.join(detection.available_projects)}); the write was not made",
+        "ask the user which project, then retry with project=<one of available_projects>, "
+        f"project_choice_reason={USER_SELECTED} and this recovery_token",
+        available_projects=list(detection.available_projects),
+        recovery_token=token,
+    )
+
+
+def _session_project(session_id: str | None) -> str | None:
+    if not session_id:
+        return None
+    from engram.store import sessions
+
+    with STATE.store().read() as conn:
+        session = sessions.get(conn, session_id)
+    return session.project if session is not None else None
+
+
+def _with_source(detection: ProjectDetection, source: str) -> ProjectDetection:
+    return ProjectDetection(
+        detection.project, source, detection.path, detection.cwd, warning=detection.warning
+    )
+
+
+def answer(
+    detection: ProjectDetection | None, text: str, result: Any, warnings: Any = ()
+) -> ToolOutcome:
+    """A tool's outcome in the seed's envelope, the detection warning in diagnostics."""
+    diagnostics = [str(w) for w in warnings if w]
+    data: dict[str, Any] = {"result": to_json(result)}
+    if detection is not None:
+        data = {
+            "project": detection.project,
+            "project_source": detection.source,
+            "project_path": detection.path,
+            **data,
+        }
+        if detection.warning:
+            diagnostics.insert(0, detection.warning)
+    return ToolOutcome(text, data, diagnostics)
+
+
+def to_dicts(items: Any) -> list[Any]:
+    """``to_dict()`` of each record in ``items``."""
+    return [item.to_dict() for item in items]

@@ -4,12 +4,11 @@ A host turns a :class:`HostContext` into a :class:`~engram.edit.plan.LinkPlan`; 
 :mod:`engram.edit` applies it. Nothing in this package writes a file.
 """
 
-from engram.hosts.base import Finding, Host, HostFiles, McpHost, McpTarget
+from engram.hosts.base import Host, HostFiles, McpHost, McpTarget
 from engram.hosts.context import Base, HostContext, Location, ServerCommand
 
 __all__ = [
     "Base",
-    "Finding",
     "Host",
     "HostContext",
     "HostFiles",

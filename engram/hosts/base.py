@@ -13,29 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from engram.doctor.findings import Finding, Severity
 from engram.edit import read_document
 from engram.edit.plan import DocFormat, JSONValue, LinkPlan, RemoveValue, Scope, SetValue
 from engram.errors import EngramError
 from engram.hosts.context import HostContext, Location
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One result of a doctor check.
-
-    Args:
-        code: stable dotted identifier (``host.cursor.registered``).
-        severity: ``"pass"``, ``"warn"``, ``"fail"`` or ``"skip"``.
-        message: one line saying what was found.
-        file: the file the finding is about ("" when none).
-        remedy: what to run or change ("" when nothing is needed).
-    """
-
-    code: str
-    severity: str
-    message: str
-    file: str = ""
-    remedy: str = ""
 
 
 @dataclass(frozen=True)
@@ -177,22 +159,24 @@ class McpHost(Host):
         code = f"host.{self.name}.registered"
         target = self.mcp.get(ctx.scope)
         if target is None:
-            return [Finding(code, "skip", self.skipped.get(ctx.scope, "scope not supported"))]
+            return [
+                Finding(code, Severity.SKIP, self.skipped.get(ctx.scope, "scope not supported"))
+            ]
         path = self.config_file(ctx)
         remedy = f"engram link {self.name}{' --global' if ctx.scope is Scope.GLOBAL else ''}"
         try:
             document = read_document(path, target.format)
         except EngramError as exc:
-            return [Finding(code, "fail", exc.message, str(path), exc.remedy)]
+            return [Finding(code, Severity.FAIL, exc.message, str(path), exc.remedy)]
         keys = self.entry_path(ctx, document)
         entry = _lookup(document, keys)
         if entry is None:
             message = f"Engram is not registered for {self.title}"
-            return [Finding(code, "warn", message, str(path), remedy)]
+            return [Finding(code, Severity.WARN, message, str(path), remedy)]
         if entry != self.mcp_entry(ctx, keys):
             message = "the engram entry differs from what `engram link` writes"
-            return [Finding(code, "warn", message, str(path), f"{remedy} --force")]
-        return [Finding(code, "pass", f"Engram is registered for {self.title}", str(path))]
+            return [Finding(code, Severity.WARN, message, str(path), f"{remedy} --force")]
+        return [Finding(code, Severity.PASS, f"Engram is registered for {self.title}", str(path))]
 
 
 def _lookup(document: JSONValue, keys: tuple[str, ...]) -> JSONValue:

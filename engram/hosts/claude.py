@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar
 
+from engram.doctor.findings import Finding, Severity
 from engram.edit import read_document
 from engram.edit.plan import DocFormat, JSONValue, LinkPlan, Scope
-from engram.hosts.base import Finding, Host, HostFiles, McpHost, McpTarget
+from engram.hosts.base import Host, HostFiles, McpHost, McpTarget
 from engram.hosts.context import Base, HostContext, Location
 from engram.hosts.hookspecs import hookimpl
 
@@ -115,11 +116,15 @@ class ClaudeCode(McpHost):
         config = read_document(path, DocFormat.JSON)
         servers = config.get("mcpServers") if isinstance(config, dict) else None
         if isinstance(servers, dict) and "engram" in servers:
-            return [Finding(code, "pass", "Engram is registered for Claude Code (user)", str(path))]
+            return [
+                Finding(
+                    code, Severity.PASS, "Engram is registered for Claude Code (user)", str(path)
+                )
+            ]
         return [
             Finding(
                 code,
-                "warn",
+                Severity.WARN,
                 "Engram is not registered for Claude Code (user)",
                 str(path),
                 self.add_command(ctx),

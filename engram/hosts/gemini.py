@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar
 
+from engram.doctor.findings import Finding, Severity
 from engram.edit import read_document
 from engram.edit.plan import DocFormat, JSONValue, Scope
-from engram.hosts.base import Finding, Host, HostFiles, McpHost, McpTarget
+from engram.hosts.base import Host, HostFiles, McpHost, McpTarget
 from engram.hosts.context import Base, HostContext, Location
 from engram.hosts.hookspecs import hookimpl
 
@@ -52,7 +53,7 @@ class GeminiCli(McpHost):
         """The registration check, plus ``host.gemini_trust`` when the entry trusts the server."""
         findings = super().doctor(ctx)
         path = ctx.path(self.mcp[ctx.scope].candidates[0])
-        if findings[0].severity == "fail":
+        if findings[0].severity is Severity.FAIL:
             return findings
         document = read_document(path, DocFormat.JSONC)
         servers = document.get("mcpServers") if isinstance(document, dict) else None
@@ -61,7 +62,7 @@ class GeminiCli(McpHost):
             findings.append(
                 Finding(
                     "host.gemini_trust",
-                    "warn",
+                    Severity.WARN,
                     "mcpServers.engram sets trust: true, so Gemini commits memories without asking",
                     str(path),
                     'remove "trust": true from mcpServers.engram',

@@ -19,7 +19,16 @@ from engram import __version__
 from engram.errors import EngramError
 
 # Command modules, in help order. Each defines register(app).
-COMMAND_MODULES: list[str] = ["governed", "link", "doctor", "mcp"]
+COMMAND_MODULES: list[str] = [
+    "memories",
+    "recall",
+    "backup",
+    "projects",
+    "governed",
+    "link",
+    "doctor",
+    "mcp",
+]
 
 app = typer.Typer(
     name="engram",

@@ -1,0 +1,93 @@
+"""``engram export [file]`` and ``engram import <file>``: versioned JSON backups."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from engram.cli.output import emit_json
+from engram.errors import EngramError
+
+
+def export_command(
+    file: Annotated[
+        Path | None, typer.Argument(help="Where to write the backup (default: stdout).")
+    ] = None,
+    project: Annotated[
+        str | None, typer.Option("--project", help="Export this project (default: current).")
+    ] = None,
+    all_projects: Annotated[bool, typer.Option("--all", help="Export every project.")] = False,
+) -> None:
+    """Export memories (sessions, observations with pins, prompts, relations) to JSON."""
+    from engram.cli.selection import open_store, read_project
+    from engram.memory.backup import export_backup
+
+    with open_store() as store:
+        backup = export_backup(store, read_project(store, project, all_projects))
+    text = json.dumps(backup, indent=2, ensure_ascii=False) + "\n"
+    if file is None:
+        sys.stdout.write(text)
+        return
+    _write_atomically(file, text)
+    typer.echo(
+        f"exported {len(backup['observations'])} observations, {len(backup['sessions'])}"
+        f" sessions, {len(backup['prompts'])} prompts, {len(backup['relations'])} relations"
+        f" to {file}",
+        err=True,
+    )
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write through a temp file in the same folder so a failed export leaves no half file."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(temp, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except OSError as exc:
+        temp.unlink(missing_ok=True)
+        raise EngramError(
+            "backup.write_failed",
+            f"cannot write {path}: {exc.strerror}",
+            "choose a writable path",
+        ) from exc
+
+
+def import_command(
+    file: Annotated[Path, typer.Argument(help="A backup written by `engram export`.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,
+) -> None:
+    """Import a backup in one transaction (a bad file changes nothing)."""
+    from engram.cli.selection import open_store
+    from engram.memory.backup import import_backup
+
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8 text"
+        raise EngramError(
+            "backup.unreadable", f"cannot read {file}: {why}", "pass an existing backup file"
+        ) from exc
+    with open_store() as store:
+        result = import_backup(store, text, source=str(file))
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    typer.echo(
+        f"imported {result.observations} observations, {result.sessions} sessions,"
+        f" {result.prompts} prompts, {result.relations} relations"
+        f" ({result.skipped} already present)"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``export`` and ``import`` to the root app."""
+    app.command("export")(export_command)
+    app.command("import")(import_command)

@@ -1,0 +1,125 @@
+"""``engram save`` and ``engram delete``: writing and removing memories from a terminal."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from engram.cli.output import emit_json, warn
+from engram.errors import EngramError
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print stable JSON.")]
+ProjectOption = Annotated[
+    str | None,
+    typer.Option("--project", help="Project name (default: ENGRAM_PROJECT, then detection)."),
+]
+
+
+def save_command(
+    title: Annotated[str, typer.Argument(help="A short, searchable title.")],
+    content: Annotated[str, typer.Argument(help="The memory: what, why, where, learned.")],
+    type: Annotated[
+        str | None, typer.Option("--type", help="decision, bugfix, discovery, pattern, ...")
+    ] = None,
+    scope: Annotated[
+        str | None, typer.Option("--scope", help="project (default), personal or global.")
+    ] = None,
+    topic: Annotated[
+        str | None,
+        typer.Option("--topic", help="Topic key: a later save with the same key revises it."),
+    ] = None,
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Save a memory (private spans redacted, duplicates counted, topics revised)."""
+    from engram.cli.selection import open_store, write_project
+    from engram.memory.save import save_observation
+
+    with open_store() as store:
+        name = write_project(store, project)
+        result = save_observation(
+            store,
+            title=title,
+            content=content,
+            project=name,
+            type=type,
+            scope=scope,
+            topic_key=topic,
+        )
+    for line in result.warnings:
+        warn(line)
+    if as_json:
+        emit_json({"project": name, **result.to_dict()})
+        return
+    observation = result.observation
+    typer.echo(f"{result.action} #{observation.id} in {name}: {observation.title}")
+
+
+def delete_command(
+    target: Annotated[
+        str, typer.Argument(metavar="OBS_ID | session ID | prompt ID", help="What to delete.")
+    ],
+    item: Annotated[str | None, typer.Argument(metavar="[ID]", show_default=False)] = None,
+    hard: Annotated[
+        bool, typer.Option("--hard", help="Remove the observation for good (default: soft).")
+    ] = False,
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Delete an observation (soft by default), an empty session, or a prompt.
+
+    engram delete 42 [--hard] | engram delete session ID | engram delete prompt ID
+    """
+    if target in {"session", "prompt"}:
+        if item is None:
+            raise typer.BadParameter(f"`engram delete {target}` needs an ID")
+        _delete_other(target, item, as_json)
+        return
+    if item is not None:
+        raise typer.BadParameter(f"unexpected extra argument {item!r}")
+    obs_id = _positive_id(target)
+    from engram.cli.selection import detect, open_store
+    from engram.memory.observation import delete_observation
+    from engram.memory.project import require_single
+
+    expected = require_single(detect(project))
+    with open_store() as store:
+        result = delete_observation(store, obs_id, expected_project=expected, hard=hard)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    how = "deleted for good" if result.hard else "deleted (soft; `--hard` removes it for good)"
+    typer.echo(f"observation #{result.id} {how}")
+
+
+def _delete_other(kind: str, item: str, as_json: bool) -> None:
+    from engram.cli.selection import open_store
+    from engram.memory import prompts, sessions
+
+    with open_store() as store:
+        if kind == "prompt":
+            result = prompts.delete_prompt(store, _positive_id(item))
+        else:
+            result = sessions.delete_session(store, item)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    typer.echo(f"{kind} {item} deleted")
+
+
+def _positive_id(text: str) -> int:
+    """An id typed on the command line: a positive integer, else a one-line error."""
+    if not text.isdigit() or int(text) <= 0:
+        raise EngramError(
+            "cli.bad_id",
+            f"{text!r} is not an id (ids are positive integers)",
+            "find ids with `engram search` or `engram context`",
+        )
+    return int(text)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``save`` and ``delete`` to the root app."""
+    app.command("save")(save_command)
+    app.command("delete")(delete_command)

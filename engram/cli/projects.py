@@ -1,0 +1,86 @@
+"""``engram init`` and ``engram projects list|merge``: naming projects and tidying their names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from engram.cli.output import emit_json, warn
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print stable JSON.")]
+
+projects_app = typer.Typer(
+    name="projects",
+    help="List projects and merge spelling variants of one project.",
+    no_args_is_help=True,
+)
+
+
+def init_command(
+    name: Annotated[
+        str | None, typer.Argument(help="Project name (default: this directory's name).")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing config.")] = False,
+) -> None:
+    """Pin this directory's project name in .engram/config.json."""
+    from engram.memory.project import write_project_config
+
+    named = write_project_config(Path.cwd(), name, force=force)
+    warn(named.warning)
+    typer.echo(f"project {named.name!r} written to {Path('.engram') / 'config.json'}")
+
+
+@projects_app.command("list")
+def list_command(as_json: JsonOption = False) -> None:
+    """List projects with their observation, session and prompt counts."""
+    from engram.cli.selection import open_store
+    from engram.memory import projects
+
+    with open_store() as store:
+        entries = projects.list_projects(store)
+    if as_json:
+        emit_json({"projects": [entry.to_dict() for entry in entries]})
+        return
+    if not entries:
+        typer.echo("no projects yet")
+        return
+    for entry in entries:
+        typer.echo(
+            f"{entry.name}  observations={entry.observations} sessions={entry.sessions}"
+            f" prompts={entry.prompts}"
+        )
+
+
+@projects_app.command("merge")
+def merge_command(
+    source: Annotated[str, typer.Option("--from", help="The variant name to merge away.")],
+    target: Annotated[str, typer.Option("--to", help="The canonical name to keep.")],
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Preview; change nothing.")] = False,
+    apply: Annotated[bool, typer.Option("--apply", help="Move the rows.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Merge one spelling variant of a project into its canonical name."""
+    from engram.cli.selection import open_store
+    from engram.memory import projects
+
+    if dry_run == apply:
+        raise typer.BadParameter("pass exactly one of --dry-run or --apply")
+    with open_store() as store:
+        report = projects.merge_projects(store, [source], target, apply=apply)
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    verb = "moved" if apply else "would move"
+    total = report.total
+    typer.echo(
+        f"{verb} {total.observations} observations, {total.sessions} sessions,"
+        f" {total.prompts} prompts from {source!r} to {report.target!r}"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``init`` and the ``projects`` group to the root app."""
+    app.command("init")(init_command)
+    app.add_typer(projects_app)

@@ -1,0 +1,232 @@
+"""The record shapes of a backup file and the checks an import runs before writing anything.
+
+:func:`validate` checks every record's fields and types (filling documented defaults, e.g. a
+``0.1.0`` observation has no ``pinned``) and references inside the file; :func:`check_references`
+checks references that may point into the destination store (sessions, relation endpoints).
+Errors name the first bad record, e.g. ``observations[3].title``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from engram.errors import EngramError
+from engram.store.backup import BackupRows, observation_sync_ids
+
+__all__ = ["BackupRows", "check_references", "invalid", "validate"]
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One field: its JSON kind, whether the file must have it, and the default otherwise."""
+
+    kind: str  # text (non-empty str), str, int, bool, float; a trailing "?" allows null
+    required: bool = False
+    default: Any = None
+
+
+SESSION = {
+    "id": FieldSpec("text", True),
+    "project": FieldSpec("str", default=""),
+    "ownership_mode": FieldSpec("str", default="shared"),
+    "directory": FieldSpec("str", default=""),
+    "started_at": FieldSpec("text", True),
+    "ended_at": FieldSpec("str?"),
+    "summary": FieldSpec("str?"),
+}
+OBSERVATION = {
+    "id": FieldSpec("int?"),
+    "sync_id": FieldSpec("text", True),
+    "session_id": FieldSpec("str?"),
+    "type": FieldSpec("text", default="manual"),
+    "title": FieldSpec("text", True),
+    "content": FieldSpec("str", True),
+    "tool_name": FieldSpec("str?"),
+    "project": FieldSpec("str", True),
+    "scope": FieldSpec("text", default="project"),
+    "topic_key": FieldSpec("str?"),
+    "normalized_hash": FieldSpec("str?"),
+    "revision_count": FieldSpec("int", default=1),
+    "duplicate_count": FieldSpec("int", default=1),
+    "last_seen_at": FieldSpec("str?"),
+    "pinned": FieldSpec("bool", default=False),
+    "review_after": FieldSpec("str?"),
+    "expires_at": FieldSpec("str?"),
+    "created_at": FieldSpec("text", True),
+    "updated_at": FieldSpec("str?"),
+    "deleted_at": FieldSpec("str?"),
+}
+PROMPT = {
+    "id": FieldSpec("int?"),
+    "sync_id": FieldSpec("text", True),
+    "session_id": FieldSpec("str?"),
+    "content": FieldSpec("str", True),
+    "project": FieldSpec("str", default=""),
+    "created_at": FieldSpec("text", True),
+}
+RELATION = {
+    "id": FieldSpec("int?"),
+    "sync_id": FieldSpec("text", True),
+    "source_id": FieldSpec("text", True),
+    "target_id": FieldSpec("text", True),
+    "relation": FieldSpec("text", True),
+    "judgment_status": FieldSpec("text", True),
+    "reason": FieldSpec("str?"),
+    "evidence": FieldSpec("str?"),
+    "confidence": FieldSpec("float?"),
+    "marked_by_kind": FieldSpec("str?"),
+    "marked_by_actor": FieldSpec("str?"),
+    "marked_by_model": FieldSpec("str?"),
+    "session_id": FieldSpec("str?"),
+    "superseded_at": FieldSpec("str?"),
+    "superseded_by_id": FieldSpec("int?"),
+    "created_at": FieldSpec("text", True),
+    "updated_at": FieldSpec("str?"),
+}
+
+_KIND_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "text": lambda v: isinstance(v, str) and bool(v.strip()),
+    "str": lambda v: isinstance(v, str),
+    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "bool": lambda v: isinstance(v, bool) or v in (0, 1),
+    "float": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+}
+_KIND_NAMES = {
+    "text": "a non-empty string",
+    "str": "a string",
+    "int": "an integer",
+    "bool": "true or false",
+    "float": "a number",
+}
+
+
+def invalid(source: str, why: str) -> EngramError:
+    """The one error every validation failure becomes."""
+    return EngramError(
+        "backup.invalid",
+        f"{source} is not a valid Engram backup: {why}",
+        "nothing was imported; fix the file or export it again",
+    )
+
+
+def validate(data: dict[str, Any], version: str, *, source: str) -> BackupRows:
+    """Check a parsed backup's records and return them with defaults filled in."""
+    rows = BackupRows(
+        sessions=_records(data, "sessions", SESSION, source, required=True),
+        observations=_records(data, "observations", OBSERVATION, source, required=True),
+        prompts=_records(data, "prompts", PROMPT, source, required=True),
+        relations=[] if version == "0.1.0" else _records(data, "relations", RELATION, source),
+    )
+    for observation in rows.observations:
+        if version == "0.1.0":
+            observation["pinned"] = False  # 0.1.0 had no pin state: nothing arrives pinned.
+        observation["pinned"] = bool(observation["pinned"])
+        observation["updated_at"] = observation["updated_at"] or observation["created_at"]
+        if not observation["normalized_hash"]:
+            observation["normalized_hash"] = _content_hash(observation["content"])
+    for relation in rows.relations:
+        relation["updated_at"] = relation["updated_at"] or relation["created_at"]
+    _unique(rows.sessions, "sessions", "id", source)
+    for kind, records in (
+        ("observations", rows.observations),
+        ("prompts", rows.prompts),
+        ("relations", rows.relations),
+    ):
+        _unique(records, kind, "sync_id", source)
+        _unique([r for r in records if r["id"] is not None], kind, "id", source)
+    relation_ids = {relation["id"] for relation in rows.relations}
+    for index, relation in enumerate(rows.relations):
+        target = relation["superseded_by_id"]
+        if target is not None and target not in relation_ids:
+            raise _dangling(
+                source, f"relations[{index}].superseded_by_id {target} is not in the file"
+            )
+    return rows
+
+
+def _content_hash(content: str) -> str:
+    from engram.memory.save import normalized_hash
+
+    return normalized_hash(content)
+
+
+def _records(
+    data: dict[str, Any],
+    key: str,
+    spec: dict[str, FieldSpec],
+    source: str,
+    *,
+    required: bool = False,
+) -> list[dict[str, Any]]:
+    raw = data.get(key)
+    if raw is None and not required:
+        return []
+    if not isinstance(raw, list):
+        raise invalid(source, f"`{key}` must be a list")
+    return [_record(item, spec, f"{key}[{index}]", source) for index, item in enumerate(raw)]
+
+
+def _record(item: Any, spec: dict[str, FieldSpec], where: str, source: str) -> dict[str, Any]:
+    if not isinstance(item, dict):
+        raise invalid(source, f"{where} must be an object")
+    record: dict[str, Any] = {}
+    for name, field_spec in spec.items():
+        if name not in item or (item[name] is None and not field_spec.kind.endswith("?")):
+            if field_spec.required:
+                raise invalid(source, f"{where} is missing `{name}`")
+            record[name] = field_spec.default
+            continue
+        value = item[name]
+        kind = field_spec.kind.rstrip("?")
+        if value is not None and not _KIND_CHECKS[kind](value):
+            raise invalid(source, f"{where}.{name} must be {_KIND_NAMES[kind]}")
+        record[name] = value
+    return record
+
+
+def _unique(records: list[dict[str, Any]], kind: str, key: str, source: str) -> None:
+    seen: set[Any] = set()
+    for index, record in enumerate(records):
+        if record[key] in seen:
+            raise invalid(source, f"{kind}[{index}].{key} {record[key]!r} appears twice")
+        seen.add(record[key])
+
+
+def _dangling(source: str, why: str) -> EngramError:
+    return EngramError(
+        "backup.dangling_reference",
+        f"{source} cannot be imported: {why}",
+        "nothing was imported; export the complete project (or --all) and import that file",
+    )
+
+
+def check_references(conn: sqlite3.Connection, rows: BackupRows, *, source: str) -> None:
+    """References that may point into the store: sessions of rows, relation endpoints."""
+    session_ids = {session["id"] for session in rows.sessions}
+    for kind, records in (("observations", rows.observations), ("prompts", rows.prompts)):
+        for index, record in enumerate(records):
+            session_id = record["session_id"]
+            if session_id is None or session_id in session_ids:
+                continue
+            if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone():
+                session_ids.add(session_id)
+                continue
+            raise _dangling(
+                source, f"{kind}[{index}] names session {session_id!r}, which is missing"
+            )
+    in_file = {observation["sync_id"] for observation in rows.observations}
+    wanted = sorted(
+        {r[end] for r in rows.relations for end in ("source_id", "target_id")} - in_file
+    )
+    known = in_file | observation_sync_ids(conn, wanted)
+    for index, relation in enumerate(rows.relations):
+        if relation["judgment_status"] == "orphaned":
+            continue  # audit rows may outlive their observations
+        for end in ("source_id", "target_id"):
+            if relation[end] not in known:
+                raise _dangling(
+                    source, f"relations[{index}].{end} {relation[end]!r} names no observation"
+                )

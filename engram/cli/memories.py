@@ -95,13 +95,13 @@ def delete_command(
 
 def _delete_other(kind: str, item: str, as_json: bool) -> None:
     from engram.cli.selection import open_store
-    from engram.memory import prompts, sessions
+    from engram.memory.removal import delete_prompt, delete_session
 
     with open_store() as store:
         if kind == "prompt":
-            result = prompts.delete_prompt(store, _positive_id(item))
+            result = delete_prompt(store, _positive_id(item))
         else:
-            result = sessions.delete_session(store, item)
+            result = delete_session(store, item)
     if as_json:
         emit_json(result.to_dict())
         return

@@ -41,15 +41,28 @@ def list_command(as_json: JsonOption = False) -> None:
     with open_store() as store:
         entries = projects.list_projects(store)
     if as_json:
-        emit_json({"projects": [entry.to_dict() for entry in entries]})
+        emit_json(
+            {
+                "projects": [
+                    {
+                        "name": entry.name,
+                        "observations": entry.observation_count,
+                        "sessions": entry.session_count,
+                        "prompts": entry.prompt_count,
+                        "directories": list(entry.directories),
+                    }
+                    for entry in entries
+                ]
+            }
+        )
         return
     if not entries:
         typer.echo("no projects yet")
         return
     for entry in entries:
         typer.echo(
-            f"{entry.name}  observations={entry.observations} sessions={entry.sessions}"
-            f" prompts={entry.prompts}"
+            f"{entry.name}  observations={entry.observation_count}"
+            f" sessions={entry.session_count} prompts={entry.prompt_count}"
         )
 
 

@@ -184,10 +184,16 @@ def test_bad_input_gives_one_line_and_changes_nothing(sandbox: Sandbox, cli: Run
 
 def test_malformed_fts_syntax_is_searched_literally(cli: Run) -> None:
     ok(cli("save", "Foo handling", "how foo works", "--project", "acme"))
-    for query in ('"foo', "foo AND OR (", "foo*", "NEAR(foo", "foo: AND"):
-        result = cli("search", query, "--project", "acme", "--json")
+    cases = [('"foo', "all"), ("foo*", "all"), ("foo:", "all")]
+    cases += [("foo AND OR (", "any"), ('" OR foo', "any"), ("NEAR( foo", "any")]
+    for query, mode in cases:
+        result = cli("search", query, "--project", "acme", "--match", mode, "--json")
         assert result.returncode == 0, (query, result.stderr)
-        assert [hit["title"] for hit in json.loads(result.stdout)["results"]] == ["Foo handling"]
+        titles = [hit["title"] for hit in json.loads(result.stdout)["results"]]
+        assert titles == ["Foo handling"], query
+    # Operators are words like any other: with every word required they must all be present.
+    strict = as_json(cli("search", "foo AND OR (", "--project", "acme", "--json"))
+    assert strict["results"] == []
 
 
 def test_a_relative_data_dir_is_refused_before_anything_is_created(
@@ -316,3 +322,24 @@ def test_journey_through_the_console_script(sandbox: Sandbox, engram: Run) -> No
     assert first["id"] not in {row[0] for row in dump(sandbox)["observations"]}
     bad = engram("save", "", "x", "--project", "acme")
     one_line_error(bad)
+
+
+def test_delete_prompt_and_only_empty_sessions(sandbox: Sandbox, cli: Run) -> None:
+    from engram.memory.prompts import save_prompt
+    from engram.memory.sessions import start_session
+    from engram.store.db import Store
+
+    with Store.open() as store:
+        start_session(store, "s-empty", project="acme")
+        start_session(store, "s-used", project="acme")
+        prompt = save_prompt(store, "how do we deploy?", project="acme", session_id="s-used")
+    prompt_id = prompt.prompt.id
+
+    assert "not_empty" not in one_line_error(cli("delete", "session", "s-used"))
+    ok(cli("delete", "prompt", str(prompt_id)))
+    one_line_error(cli("delete", "prompt", str(prompt_id)))
+    ok(cli("delete", "session", "s-used"))
+    ok(cli("delete", "session", "s-empty"))
+    one_line_error(cli("delete", "session", "s-empty"))
+    assert dump(sandbox)["sessions"] == [] and dump(sandbox)["user_prompts"] == []
+    assert cli("delete", "session").returncode == 2

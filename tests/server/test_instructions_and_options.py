@@ -7,7 +7,7 @@ import io
 from engram.server.app import INSTRUCTIONS
 from engram.server.options import parse_options
 from engram.testing import Sandbox
-from tests.server.mcp_process import initialize, modern, run_server
+from tests.server.mcp_process import initialize, modern, request, run_server
 
 
 def test_instructions_fit_codex_512_characters_and_name_the_human_gate() -> None:
@@ -43,8 +43,10 @@ def test_engram_project_is_the_fallback_process_override() -> None:
 
 
 def test_unknown_option_is_noted_on_stderr_and_the_server_still_serves(sandbox: Sandbox) -> None:
-    answered = run_server(sandbox, initialize(1), "--from-the-future", "--tools=nonsense")
+    lines = [*initialize(1), request(2, "tools/list")]
+    answered = run_server(sandbox, lines, "--from-the-future", "--tools=nonsense,mem_search")
     assert answered.result(1)["protocolVersion"] == "2025-11-25"
+    assert [t["name"] for t in answered.result(2)["tools"]] == ["mem_search"]
     assert "--from-the-future" in answered.stderr
     assert "nonsense" in answered.stderr
 

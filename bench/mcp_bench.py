@@ -1,0 +1,267 @@
+"""engram-mcp over stdio, measured beside the SDK's own floor in the same run.
+
+Prints, for ``engram-mcp`` and for a minimal one-tool ``MCPServer`` (the floor):
+
+- cold start: spawn -> ``initialize`` answer, median and p95 over N spawns (alternating);
+- round trips: ``mem_search`` and ``mem_save`` p50/p95 through one live ``engram-mcp`` process
+  on stores of 10k and 100k synthetic observations, beside the floor's one-tool call.
+
+Usage:  .venv/bin/python bench/mcp_bench.py [--sizes 10000,100000] [--spawns 15] [--calls 200]
+Stores are built once under bench/.cache/ (delete it to rebuild).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent
+CACHE = ROOT / ".cache" / "mcp"
+BIN = Path(sys.executable).parent
+ENGRAM_MCP = [str(BIN / "engram-mcp")]
+FLOOR_SOURCE = """
+from mcp.server.mcpserver import MCPServer
+
+app = MCPServer("floor")
+
+
+@app.tool()
+def echo(text: str) -> str:
+    return text
+
+
+app.run()
+"""
+PROJECTS = [f"proj-{n}" for n in range(5)]
+# Where each query band starts in the frequency-ranked vocabulary.
+BANDS = {"very common": 0, "mid": 200, "rare": 2000}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "1"},
+    },
+}
+
+
+def vocabulary(size: int = 5000) -> tuple[list[str], list[float]]:
+    """Pronounceable words with Zipf-like weights (word n is about 1/n as common)."""
+    rng = random.Random(7)
+    consonants, vowels = "bcdfghklmnprstvz", "aeiou"
+    words: list[str] = []
+    seen: set[str] = set()
+    while len(words) < size:
+        word = "".join(
+            rng.choice(consonants) + rng.choice(vowels) for _ in range(rng.randint(2, 4))
+        )
+        if word not in seen:
+            seen.add(word)
+            words.append(word)
+    return words, [1.0 / (n + 1) for n in range(size)]
+
+
+def build_store(count: int) -> Path:
+    """A data dir holding ``count`` observations over five projects (built once, cached)."""
+    data_dir = CACHE / f"store-{count}"
+    if (data_dir / ".complete").exists():
+        return data_dir
+    shutil.rmtree(data_dir, ignore_errors=True)
+    from engram.memory.save import normalized_hash
+    from engram.store import observations, sessions
+    from engram.store.db import Store
+
+    words, weights = vocabulary()
+    rng = random.Random(count)
+    store = Store.open(data_dir)
+    now = "2026-01-01 00:00:00"
+    types = ["decision", "bugfix", "pattern", "discovery", "config", "learning"]
+    with store.write() as conn:
+        for project in PROJECTS:
+            sessions.create(conn, f"bench-{project}", project=project, directory="", now=now)
+        for n in range(count):
+            title = " ".join(rng.choices(words, weights, k=rng.randint(3, 7))).capitalize()
+            body = " ".join(rng.choices(words, weights, k=rng.randint(30, 120)))
+            project = PROJECTS[n % len(PROJECTS)]
+            new = observations.NewObservation(
+                session_id=f"bench-{project}",
+                type=types[n % len(types)],
+                title=title,
+                content=f"**What** {body}",
+                project=project,
+                scope="project",
+                normalized_hash=normalized_hash(body),
+            )
+            observations.insert(conn, new, now)
+    store.close()
+    (data_dir / ".complete").touch()
+    return data_dir
+
+
+class Live:
+    """One server process spoken to one line at a time."""
+
+    def __init__(self, command: list[str], env: dict[str, str], cwd: Path) -> None:
+        self.proc = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd=cwd,
+        )
+        self.next_id = 1
+        self.ask(INIT)
+        self.tell({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def tell(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def ask(self, message: dict[str, Any]) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        self.tell(message)
+        return json.loads(self.proc.stdout.readline())  # type: ignore[no-any-return]
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> float:
+        """Seconds for one tools/call round trip (fails loudly on an error answer)."""
+        self.next_id += 1
+        message = {
+            "jsonrpc": "2.0",
+            "id": self.next_id,
+            "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments},
+        }
+        start = time.perf_counter()
+        answer = self.ask(message)
+        elapsed = time.perf_counter() - start
+        if "error" in answer or answer["result"].get("isError"):
+            raise SystemExit(f"{tool} failed: {json.dumps(answer)[:400]}")
+        return elapsed
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+def cold_start(command: list[str], env: dict[str, str], cwd: Path) -> float:
+    """Seconds from spawn to the initialize answer."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=cwd,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(json.dumps(INIT).encode() + b"\n")
+    proc.stdin.flush()
+    proc.stdout.readline()
+    elapsed = time.perf_counter() - start
+    proc.stdin.close()
+    proc.wait(timeout=60)
+    return elapsed
+
+
+def pct(values: list[float], q: float) -> float:
+    """The q-quantile in milliseconds."""
+    ordered = sorted(values)
+    return 1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--spawns", type=int, default=15)
+    parser.add_argument("--calls", type=int, default=200)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="engram-mcp-bench-"))
+    floor = [sys.executable, str(work / "floor.py")]
+    (work / "floor.py").write_text(FLOOR_SOURCE)
+    home = work / "home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "ENGRAM_NO_UPDATE_CHECK": "1"}
+    env.pop("ENGRAM_PROJECT", None)
+
+    engram_starts, floor_starts = [], []
+    for _ in range(args.spawns):
+        engram_starts.append(
+            cold_start(ENGRAM_MCP, {**env, "ENGRAM_DATA_DIR": str(home / "e")}, work)
+        )
+        floor_starts.append(cold_start(floor, env, work))
+    e50, f50 = statistics.median(engram_starts) * 1000, statistics.median(floor_starts) * 1000
+    print(f"cold start (spawn -> initialize answer), {args.spawns} spawns each")
+    print(f"  engram-mcp  median {e50:7.1f} ms  p95 {pct(engram_starts, 0.95):7.1f} ms")
+    print(f"  SDK floor   median {f50:7.1f} ms  p95 {pct(floor_starts, 0.95):7.1f} ms")
+    print(f"  ratio (median) {e50 / f50:.3f}x   target <= 1.15x")
+
+    words, _ = vocabulary()
+    rng = random.Random(1)
+    floor_live = Live(floor, env, work)
+    floor_calls = [floor_live.call("echo", {"text": "hello"}) for _ in range(args.calls)]
+    floor_live.close()
+    print(
+        f"\nSDK floor one-tool call: p50 {pct(floor_calls, 0.5):6.2f} ms  p95 "
+        f"{pct(floor_calls, 0.95):6.2f} ms"
+    )
+    for size in (int(s) for s in args.sizes.split(",")):
+        data_dir = build_store(size)
+        project_dir = work / PROJECTS[0]
+        project_dir.mkdir(exist_ok=True)
+        live = Live(ENGRAM_MCP, {**env, "ENGRAM_DATA_DIR": str(data_dir)}, project_dir)
+        live.call("mem_search", {"query": "warmup"})
+        searches: list[float] = []
+        by_band: dict[str, list[float]] = {name: [] for name in BANDS}
+        for n in range(args.calls):
+            # Very common, mid-frequency and rare vocabulary words in turn, one or two words.
+            name = list(BANDS)[n % len(BANDS)]
+            start = BANDS[name]
+            query = " ".join(rng.choices(words[start : start + 50], k=1 + n % 2))
+            elapsed = live.call("mem_search", {"query": query})
+            searches.append(elapsed)
+            by_band[name].append(elapsed)
+        saves = [
+            live.call(
+                "mem_save",
+                {
+                    "title": f"Bench save {n} {rng.random()}",
+                    "content": "**What** bench",
+                    "capture_prompt": False,
+                },
+            )
+            for n in range(args.calls)
+        ]
+        live.close()
+        print(f"\n{size:,} observations ({len(PROJECTS)} projects, search filtered to one):")
+        for name, values in by_band.items():
+            print(
+                f"  mem_search {name:11s} p50 {pct(values, 0.5):6.2f} ms  p95 {pct(values, 0.95):6.2f} ms"
+            )
+        for label, values in (("mem_search", searches), ("mem_save", saves)):
+            p50, p95 = pct(values, 0.5), pct(values, 0.95)
+            print(
+                f"  {label:10s} p50 {p50:6.2f} ms  p95 {p95:6.2f} ms   "
+                f"vs floor p50 {p50 / pct(floor_calls, 0.5):5.2f}x  p95 "
+                f"{p95 / pct(floor_calls, 0.95):5.2f}x"
+            )
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -139,3 +140,19 @@ def test_without_engram_mcp_on_path_the_absolute_script_is_registered(
 
 
 __all__ = ["server_on_path"]
+
+
+def test_linking_again_re_pins_an_entry_engram_wrote(
+    sandbox: Sandbox, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = os.environ["PATH"]
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert engram(capsys, "link", "gemini", "--global")[0] == 0
+    settings = sandbox.home / ".gemini/settings.json"
+    assert json.loads(settings.read_text())["mcpServers"]["engram"]["command"].startswith("/")
+    monkeypatch.setenv("PATH", path)  # engram-mcp is on PATH now: the bare name is better
+    code, out = engram(capsys, "link", "gemini", "--global")
+    assert code == 0, out
+    assert json.loads(settings.read_text())["mcpServers"]["engram"]["command"] == "engram-mcp"
+    assert engram(capsys, "unlink", "gemini", "--global")[0] == 0
+    assert not settings.exists()

@@ -71,3 +71,11 @@ def test_the_printed_claude_command_registers_engram_for_the_user(hosts: Hosts) 
     command = next(line.strip() for line in removal.splitlines() if "claude mcp remove" in line)
     assert hosts.host("claude", *command.split()[1:]).returncode == 0
     assert "engram" not in listed(hosts, "claude")
+
+
+def test_claude_starts_the_server_with_always_load(hosts: Hosts) -> None:
+    hosts.engram("link", "claude", "--always-load")
+    shown = hosts.host("claude", "mcp", "get", "engram")
+    out = shown.stdout + shown.stderr
+    assert "Args: --always-load" in out, out
+    assert "✔ Connected" in out, out

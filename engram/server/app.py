@@ -58,12 +58,17 @@ class EngramServer:
 
     def __init__(self, options: ServerOptions) -> None:
         self.options = options
-        tools, unknown = select_tools(options.tools)
-        for name in unknown:
-            print(
-                f"engram-mcp: --tools: ignoring unknown profile or tool {name!r}", file=sys.stderr
-            )
-        self.tools: dict[str, ToolSpec] = {t.name: t for t in tools}
+        self._tools: dict[str, ToolSpec] | None = None
+
+    @property
+    def tools(self) -> dict[str, ToolSpec]:
+        """The selected tools, loaded on first use so ``initialize`` never waits for them."""
+        if self._tools is None:
+            tools, unknown = select_tools(self.options.tools)
+            for name in unknown:
+                print(f"engram-mcp: --tools: ignoring unknown tool {name!r}", file=sys.stderr)
+            self._tools = {t.name: t for t in tools}
+        return self._tools
 
     def list_tools(self) -> list[dict[str, Any]]:
         """The ``tools/list`` entries, ``engram_load`` marked always-load when asked."""

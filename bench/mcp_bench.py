@@ -42,7 +42,8 @@ def echo(text: str) -> str:
 
 app.run()
 """
-PROJECTS = [f"proj-{n}" for n in range(5)]
+# Distinct names: the FTS project filter is a phrase, so names sharing a token cost more.
+PROJECTS = ["atlas", "borealis", "cygnus", "draco", "eridani"]
 # Where each query band starts in the frequency-ranked vocabulary.
 BANDS = {"very common": 0, "mid": 200, "rare": 2000}
 INIT = {

@@ -1,0 +1,26 @@
+"""The ``engram`` console script: a fast path for ``engram hook <host>``, typer for the rest.
+
+Agent hosts run ``engram hook <host>`` on every session start and prompt, so that path must not
+pay for typer, pydantic or the MCP SDK. This module imports nothing heavy itself: it looks at
+``argv[1]`` and either runs the hook runtime directly or hands off to the typer application.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``engram`` with ``argv`` (default ``sys.argv[1:]``) and return the exit code."""
+    args = sys.argv[1:] if argv is None else argv
+    if args and args[0] == "hook" and not {"-h", "--help"} & set(args[1:]):
+        from engram.hooks.runtime import run_hook
+
+        return run_hook(args[1:])
+    from engram.cli.app import main as app_main
+
+    return app_main(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""The hook's window on memory: every memory operation a hook performs goes through here.
+
+:class:`Memory` opens the store once per hook call and adapts ``engram.memory`` to what the
+runtime needs (a pack, a delta, session and prompt bookkeeping). It imports only the store and
+the memory modules on the hook path (no pydantic).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from engram.errors import EngramError
+
+if TYPE_CHECKING:
+    from engram.store.db import Store
+    from engram.store.records import Observation
+
+PACK_FOOTER = (
+    "Engram: this is your memory of the project. Use mem_search / mem_get_observation for "
+    "details; save decisions, fixes and discoveries with mem_save as they happen; call "
+    "mem_session_summary before you finish."
+)
+DELTA_LIMIT = 10
+
+
+class Memory:
+    """One open store plus the project rules, for the length of one hook call."""
+
+    def __init__(self, store: Store, data_dir: Path) -> None:
+        self.store = store
+        self.data_dir = data_dir
+
+    def project_for(self, cwd: Path, env: Mapping[str, str]) -> str:
+        """The project the host works in ("" when the folder is ambiguous)."""
+        from engram.memory.project import resolve_project
+
+        return resolve_project(None, cwd, environ=env).project
+
+    def start_session(self, session_id: str, project: str, directory: str) -> None:
+        """Register the host's session (idempotent; an ended or foreign session is left be)."""
+        if not session_id or not project:
+            return
+        from engram.memory.sessions import start_session
+
+        try:
+            start_session(self.store, session_id, project=project, directory=directory)
+        except EngramError as exc:
+            if exc.code not in ("memory.session_already_ended", "memory.session_project_mismatch"):
+                raise
+
+    def end_session(self, session_id: str) -> None:
+        """Close the host's session (hosts may send the end twice, or for unknown sessions)."""
+        if not session_id:
+            return
+        from engram.memory.sessions import end_session
+
+        try:
+            end_session(self.store, session_id)
+        except EngramError as exc:
+            if exc.code != "memory.unknown_session":
+                raise
+
+    def record_prompt(self, session_id: str, project: str, prompt: str) -> None:
+        """Save the user's prompt (redacted) in the host's session, or the project's default."""
+        if not project:
+            return
+        from engram.memory.prompts import save_prompt
+
+        try:
+            save_prompt(self.store, prompt, project=project, session_id=session_id or None)
+        except EngramError as exc:
+            if exc.code not in ("memory.unknown_session", "memory.session_project_mismatch"):
+                raise
+            save_prompt(self.store, prompt, project=project)
+
+    def pack(self, project: str, max_bytes: int) -> tuple[str, int]:
+        """The compact memory pack for ``project`` and the newest observation id it covers."""
+        if not project:
+            return "", 0
+        from engram.memory.changes import recent_observations
+        from engram.memory.context import build_context
+
+        newest = recent_observations(self.store, project=project, limit=1)
+        if not newest:
+            return "", 0
+        footer = "\n" + PACK_FOOTER + "\n"
+        result = build_context(
+            self.store,
+            project=project,
+            prompts_limit=3,
+            compact=False,
+            max_bytes=max(max_bytes - len(footer.encode("utf-8")), 256),
+        )
+        return result.text + footer, newest[0].id
+
+    def changes_since(self, project: str, after_id: int, max_bytes: int) -> tuple[str, int]:
+        """Observations saved since ``after_id`` as a short list ("" when none), newest id."""
+        if not project:
+            return "", after_id
+        from engram.memory.changes import recent_observations
+        from engram.memory.context import fit_bytes
+
+        fresh = recent_observations(
+            self.store, project=project, limit=DELTA_LIMIT, after_id=after_id
+        )
+        if not fresh:
+            return "", after_id
+        lines = [f"## Engram: {len(fresh)} new memories in {project} since your last prompt"]
+        lines += [_line(o) for o in fresh]
+        text, _ = fit_bytes("\n".join(lines) + "\n", max_bytes)
+        return text, max(o.id for o in fresh)
+
+
+def _line(observation: Observation) -> str:
+    preview = " ".join(observation.content.split())
+    preview = preview if len(preview) <= 160 else preview[:159].rstrip() + "…"
+    return f"- [{observation.type}] **{observation.title}** (#{observation.id}): {preview}"
+
+
+@contextmanager
+def open_memory(env: Mapping[str, str]) -> Iterator[Memory]:
+    """Open the store named by ``env`` (``ENGRAM_DATA_DIR`` or ``~/.engram``) for one call."""
+    from engram.store.datadir import resolve_data_dir
+    from engram.store.db import Store
+
+    data_dir = resolve_data_dir(env)
+    store = Store.open(data_dir, env=env)
+    try:
+        yield Memory(store, data_dir)
+    finally:
+        store.close()

@@ -1,0 +1,76 @@
+"""``engram hook <host>``: read the host's hook JSON on stdin, answer in the host's schema.
+
+The runtime fails open: whatever goes wrong (bad JSON, a locked store, a bug), the host gets
+its empty answer, the exit code is 0, and one line goes to stderr. Agents must never be blocked
+by their memory.
+
+It imports only what the hook needs (``json``, ``sqlite3`` through the store): never typer,
+pydantic or the MCP SDK. ``tests/hooks/test_imports.py`` keeps it that way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, BinaryIO, TextIO
+
+from engram.errors import EngramError
+from engram.hooks.answers import empty_answer
+from engram.hooks.events import canonical_host, read_event
+
+USAGE = "usage: engram hook <host>   (reads the host's hook JSON on stdin)"
+
+
+def _read_payload(stream: BinaryIO) -> dict[str, Any]:
+    raw = stream.read()
+    if not raw.strip():
+        return {}
+    payload = json.loads(raw.decode("utf-8-sig", "replace"))
+    if not isinstance(payload, dict):
+        raise EngramError("hook.bad_input", "hook input is not a JSON object", "")
+    return payload
+
+
+def _write(stdout: TextIO, answer: str) -> None:
+    if answer:
+        stdout.write(answer + "\n")
+    stdout.flush()
+
+
+def run_hook(
+    argv: list[str],
+    stdin: BinaryIO | None = None,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
+    """Run one hook call for the host named in ``argv[0]``; always returns 0 for a known host.
+
+    An unknown or missing host is a usage error (exit 2): that is a broken install the user must
+    see, not a runtime failure to hide.
+    """
+    stdin = sys.stdin.buffer if stdin is None else stdin
+    stdout = sys.stdout if stdout is None else stdout
+    stderr = sys.stderr if stderr is None else stderr
+    if len(argv) != 1:
+        stderr.write(USAGE + "\n")
+        return 2
+    try:
+        host = canonical_host(argv[0])
+    except EngramError as exc:
+        stderr.write(f"engram hook: {exc.one_line()}\n")
+        return 2
+    event_name = ""
+    try:
+        payload = _read_payload(stdin)
+        event = read_event(host, payload)
+        event_name = event.name
+        from engram.hooks.respond import respond
+
+        answer = respond(event, os.environ)
+    except Exception as exc:  # fail open: the host must keep working
+        detail = exc.one_line() if isinstance(exc, EngramError) else f"{type(exc).__name__}: {exc}"
+        stderr.write(f"engram hook {host}: {detail}\n")
+        answer = empty_answer(host, event_name)
+    _write(stdout, answer)
+    return 0

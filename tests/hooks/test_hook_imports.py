@@ -1,0 +1,45 @@
+"""The hook path stays light: no typer, click, pydantic, jinja2 or MCP SDK on ``engram hook``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from engram.testing import Sandbox
+
+HEAVY = ("typer", "click", "pydantic", "mcp", "jinja2", "rich", "tomlkit", "pluggy")
+
+# A child that runs the real console-script entry, then reports every module it imported.
+CHILD = """
+import io, json, sys
+from engram.cli.entry import main
+sys.stdout = io.StringIO()
+main(["hook", "claude"])
+sys.__stdout__.write(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_session_start_imports_nothing_heavy(sandbox: Sandbox) -> None:
+    payload = json.dumps(
+        {
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+            "session_id": "s1",
+            "cwd": str(sandbox.workspace),
+        }
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", CHILD],
+        input=payload,
+        capture_output=True,
+        text=True,
+        env=sandbox.env(),
+        cwd=sandbox.workspace,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    modules = json.loads(result.stdout)
+    assert {"engram.hooks.respond", "engram.memory.context", "engram.store.db"} <= set(modules)
+    loaded = sorted(m for m in modules if m.split(".")[0] in HEAVY)
+    assert loaded == []

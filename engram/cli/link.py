@@ -39,11 +39,18 @@ def link_command(
         bool,
         typer.Option("--always-load", help="Claude Code only: load engram_load up front."),
     ] = False,
+    no_hooks: Annotated[
+        bool,
+        typer.Option(
+            "--no-hooks", help="Install no hooks (MCP entry, skill and instructions only)."
+        ),
+    ] = False,
 ) -> None:
-    """Register Engram's MCP server in a host's config (or every host's, with `all`)."""
+    """Register Engram in a host (or every host, with `all`): MCP server, hooks, skill,
+    instructions."""
     from engram.edit.engine import apply
 
-    ctx = _context(global_, force=force, always_load=always_load)
+    ctx = _context(global_, force=force, always_load=always_load, hooks=not no_hooks)
     plans = [h.link_plan(ctx) for h in _hosts(host)]
     changes: dict[tuple[str, Path], list[str]] = {}
     for plan in plans:

@@ -138,3 +138,8 @@ def skill_files() -> dict[str, str]:
         for path in sorted(root.rglob("*"))
         if path.is_file()
     }
+
+
+def opencode_plugin() -> str:
+    """Engram's OpenCode plugin (``plugin/opencode/engram.js``), installed by link."""
+    return asset_path("plugin", "opencode", "engram.js").read_text(encoding="utf-8")

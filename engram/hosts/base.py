@@ -92,6 +92,8 @@ class McpHost(Host):
     mcp: ClassVar[dict[Scope, McpTarget]]
     skipped: ClassVar[dict[Scope, str]] = {}
     files: ClassVar[dict[Scope, HostFiles]] = {}
+    # Install hooks, skill, instructions and rules even in a scope whose MCP entry is skipped.
+    extras_when_skipped: ClassVar[bool] = False
 
     @property
     def scopes(self) -> tuple[Scope, ...]:  # type: ignore[override]
@@ -136,6 +138,10 @@ class McpHost(Host):
             keys = self.entry_path(ctx, read_document(path, target.format))
             entry = self.mcp_entry(ctx, keys)
             plan.edits.append(SetValue(path, target.format, keys, entry, replace=ctx.force))
+        if target is not None or self.extras_when_skipped:
+            from engram.hosts.extras import extra_edits  # extras builds on this module
+
+            plan.edits += extra_edits(self.name, self.files.get(ctx.scope), ctx)
         return plan
 
     def unlink_plan(self, ctx: HostContext) -> LinkPlan:

@@ -18,6 +18,7 @@ from engram.edit import read_document
 from engram.edit.plan import DocFormat, JSONValue, LinkPlan, Scope
 from engram.hosts.base import Host, HostFiles, McpHost, McpTarget
 from engram.hosts.context import Base, HostContext, Location
+from engram.hosts.extras import extra_edits, installs_hooks
 from engram.hosts.hookspecs import hookimpl
 
 HOOK_COMMAND = "engram hook claude"
@@ -59,8 +60,13 @@ class ClaudeCode(McpHost):
         return {"type": "stdio", "command": server.command, "args": list(server.args)}
 
     def takes_always_load(self, ctx: HostContext) -> bool:
-        """``--always-load`` was asked for and no Engram Claude hook injects context."""
-        return ctx.always_load and not self.has_engram_hook(ctx)
+        """``--always-load`` was asked for and no Engram Claude hook is installed or being
+        installed (``--no-hooks``): the hooks inject context already (seed 000)."""
+        return (
+            ctx.always_load
+            and not self.has_engram_hook(ctx)
+            and not installs_hooks(self.files.get(ctx.scope), ctx)
+        )
 
     def has_engram_hook(self, ctx: HostContext) -> bool:
         """Whether an Engram hook is installed in this scope's Claude settings."""
@@ -88,7 +94,9 @@ class ClaudeCode(McpHost):
         return f"claude mcp add --scope user engram -- {server.shell_words()}"
 
     def link_plan(self, ctx: HostContext) -> LinkPlan:
-        """Workspace: the ``.mcp.json`` entry. Global: the command to run, no edit."""
+        """Workspace: the ``.mcp.json`` entry. Global: the command to run (no MCP edit).
+
+        Both scopes also get hooks, the skill and the ``CLAUDE.md`` block."""
         if ctx.scope is Scope.WORKSPACE:
             return super().link_plan(ctx)
         notices = [
@@ -96,7 +104,9 @@ class ClaudeCode(McpHost):
             "Claude Code keeps user MCP servers in ~/.claude.json, which it rewrites itself; run:",
             f"  {self.add_command(ctx)}",
         ]
-        return ctx.plan(self.name, notices)
+        plan = ctx.plan(self.name, notices)
+        plan.edits += extra_edits(self.name, self.files.get(ctx.scope), ctx)
+        return plan
 
     def unlink_plan(self, ctx: HostContext) -> LinkPlan:
         """Workspace: remove the ``.mcp.json`` entry. Global: the command to run, no edit."""

@@ -87,6 +87,7 @@ class HostContext:
             directly, so tests pass a sandbox's.
         force: replace an existing, different ``engram`` entry (``--force``).
         always_load: ``--always-load`` was asked for (only Claude Code configs take it).
+        hooks: install hooks beside the MCP entry (``--no-hooks`` turns it off).
     """
 
     scope: Scope
@@ -97,6 +98,7 @@ class HostContext:
     env: Mapping[str, str] = field(default_factory=dict)
     force: bool = False
     always_load: bool = False
+    hooks: bool = True
 
     def base_dir(self, base: Base) -> Path:
         """The absolute folder a :class:`Base` stands for in this context."""

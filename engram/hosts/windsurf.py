@@ -32,6 +32,7 @@ class Windsurf(McpHost):
             "~/.codeium/windsurf/mcp_config.json (run `engram link windsurf --global`)."
         ),
     }
+    extras_when_skipped = True  # workspace rules and prompt hook help without workspace MCP
     files: ClassVar[dict[Scope, HostFiles]] = {
         Scope.WORKSPACE: HostFiles(
             hooks=Location(Base.WORKSPACE, ".windsurf/hooks.json"),

@@ -48,12 +48,22 @@ RANKED_SQL = (
     "SELECT rowid FROM observations_fts WHERE observations_fts MATCH ? ORDER BY rank LIMIT 10"
 )
 FIRST_SQL = "SELECT rowid FROM observations_fts WHERE observations_fts MATCH ? LIMIT 10"
-SIZES = {"10k": 10_000, "100k": 100_000, "1m": 1_000_000}
+DEFAULT_SIZES = "10k,100k,1m"
 
 
-def build(size: int) -> Path:
+def parse_size(text: str) -> int:
+    """``10k`` -> 10000, ``1m`` -> 1000000, ``2500`` -> 2500."""
+    text = text.strip().lower()
+    scale = {"k": 1_000, "m": 1_000_000}.get(text[-1:], 1)
+    number = text[:-1] if scale > 1 else text
+    if not number.isdigit() or int(number) <= 0:
+        raise ValueError(f"not a size: {text!r} (use e.g. 10k, 100k, 1m)")
+    return int(number) * scale
+
+
+def build(size: int, cache: Path = CACHE) -> Path:
     """The data dir of a store holding ``size`` synthetic observations (built once, cached)."""
-    data_dir = CACHE / f"store-{size}"
+    data_dir = cache / f"store-{size}"
     marker = data_dir / "built.json"
     expected = {"size": size, "corpus": CORPUS_VERSION}
     if marker.is_file() and json.loads(marker.read_text()) == expected:
@@ -126,11 +136,16 @@ def _flush(
     batch.clear()
 
 
-def timed(action: Callable[[], object], repeats: int) -> list[float]:
-    """Wall times in milliseconds of ``repeats`` runs after one warm-up run."""
+def timed(action: Callable[[], object], repeats: int, budget_s: float = 20.0) -> list[float]:
+    """Wall times in milliseconds of up to ``repeats`` runs after one warm-up run.
+
+    Slow baselines (a ranked raw query over a million matches takes seconds) stop after
+    ``budget_s`` seconds, but never with fewer than 5 samples.
+    """
     action()
-    samples = []
-    for _ in range(repeats):
+    samples: list[float] = []
+    deadline = time.perf_counter() + budget_s
+    while len(samples) < repeats and (len(samples) < 5 or time.perf_counter() < deadline):
         started = time.perf_counter()
         action()
         samples.append((time.perf_counter() - started) * 1000)
@@ -145,12 +160,12 @@ def p50_p95(samples: list[float]) -> tuple[float, float]:
 
 def measure_saves(data_dir: Path, count: int) -> tuple[float, float]:
     """(Engram saves/s, raw INSERT transactions/s); the rows are removed afterwards."""
-    from engram.memory import save as save_op
+    from engram.memory.save import save_observation
 
     with Store.open(data_dir) as store:
         started = time.perf_counter()
         for index in range(count):
-            save_op.save(
+            save_observation(
                 store,
                 title=f"Bench save {index}",
                 content=f"measured save number {index} of the real path {os.getpid()}",
@@ -239,23 +254,23 @@ def report(size: int, saves: tuple[float, float], searches: list[dict[str, objec
 def main(argv: list[str] | None = None) -> int:
     """Parse flags, then build and measure each requested size."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", default="10k,100k,1m", help="comma list of 10k, 100k, 1m")
+    parser.add_argument("--sizes", default=DEFAULT_SIZES, help="comma list, e.g. 10k,100k,1m")
+    parser.add_argument("--cache", type=Path, default=CACHE, help="where built stores are kept")
     parser.add_argument("--repeats", type=int, default=40, help="timed runs per query")
     parser.add_argument("--saves", type=int, default=300, help="saves timed per size")
     args = parser.parse_args(argv)
-    wanted = [part.strip().lower() for part in args.sizes.split(",") if part.strip()]
-    unknown = [part for part in wanted if part not in SIZES]
-    if unknown:
-        parser.error(f"unknown size(s) {', '.join(unknown)}; choose from {', '.join(SIZES)}")
+    try:
+        sizes = [parse_size(part) for part in args.sizes.split(",") if part.strip()]
+    except ValueError as exc:
+        parser.error(str(exc))
     # Engram's data dir must never be the user's real one, even for the save measurement.
     os.environ["ENGRAM_DATA_DIR"] = tempfile.mkdtemp(prefix="engram-bench-")
     print(
         f"# Engram store benchmark (sqlite {sqlite3.sqlite_version}, python {sys.version.split()[0]})"
     )
-    for key in wanted:
-        size = SIZES[key]
+    for size in sizes:
         print(f"\nbuilding / loading {size:,} observations ...", flush=True)
-        data_dir = build(size)
+        data_dir = build(size, args.cache)
         report(size, measure_saves(data_dir, args.saves), measure_searches(data_dir, args.repeats))
     return 0
 

@@ -119,7 +119,8 @@ def add_to_list(
     bom = BOM if text.startswith(BOM) else ""
     body = text.removeprefix(BOM)
     layout = detect_layout(body, root, strict=strict)
-    return bom + _insert(body, node, None, item, layout), Undo(len(path))
+    interior = body[node.start + 1 : node.end - 1] if not node.children else None
+    return bom + _insert(body, node, None, item, layout), Undo(len(path), container_text=interior)
 
 
 def remove_value(
@@ -161,10 +162,14 @@ def remove_from_list(
     if not matches:
         return text
     body = remove_child(body, node, matches[-1])
-    if undo is not None and undo.existing < len(path):
-        emptied = _walk(parse(body, where), path)
-        if emptied is not None and not emptied.children and _only_blank(body, emptied):
-            return remove_value(bom + body, path, undo, where=where)
+    emptied = _walk(parse(body, where), path)
+    if undo is None or emptied is None or emptied.children:
+        return bom + body
+    if undo.existing < len(path) and _only_blank(body, emptied):
+        return remove_value(bom + body, path, undo, where=where)
+    inside = body[emptied.start + 1 : emptied.end - 1]
+    if undo.container_text is not None and _comments(inside) == _comments(undo.container_text):
+        body = body[: emptied.start + 1] + undo.container_text + body[emptied.end - 1 :]
     return bom + body
 
 

@@ -26,7 +26,7 @@ settings.register_profile(
 )
 PROPERTY = settings.get_profile("engram-edit")
 
-KEY_CHARS = st.sampled_from(list('abcxyz_-.:/ "\\*é€😀') + ["//", "/*", "*/", "\\u"])
+KEY_CHARS = st.sampled_from([*'abcxyz_-.:/ "\\*é€😀', "//", "/*", "*/", "\\u"])
 KEYS = st.one_of(
     st.sampled_from(["mcpServers", "mcp", "servers", "engram", "hooks", "a", "b", "x"]),
     st.lists(KEY_CHARS, max_size=4).map("".join),
@@ -40,9 +40,7 @@ SCALARS = st.one_of(
 )
 VALUES = st.recursive(
     SCALARS,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=4), st.dictionaries(KEYS, inner, max_size=4)
-    ),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(KEYS, inner, max_size=4)),
     max_leaves=12,
 )
 COMMENTS = ["/* note */", '/* "quoted" { [ */', "// line", '// a "string" with { and ,']
@@ -139,6 +137,8 @@ def paths_into(value: dict[str, Any]) -> st.SearchStrategy[tuple[str, ...]]:
                 walk(child, (*prefix, key))
 
     walk(value, ())
-    return st.tuples(st.sampled_from(existing), st.lists(KEYS, min_size=0, max_size=2)).map(
-        lambda pair: (*pair[0], *pair[1])
-    ).filter(bool)
+    return (
+        st.tuples(st.sampled_from(existing), st.lists(KEYS, min_size=0, max_size=2))
+        .map(lambda pair: (*pair[0], *pair[1]))
+        .filter(bool)
+    )

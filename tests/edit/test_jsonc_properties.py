@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from jsonc_docs import KEYS, PROPERTY, VALUES, documents, paths_into
 
 from engram.edit.jsonc.document import (
     add_to_list,
@@ -26,7 +27,6 @@ from engram.edit.jsonc.document import (
     set_value,
 )
 from engram.errors import EngramError
-from jsonc_docs import KEYS, PROPERTY, VALUES, documents, paths_into
 
 ENGRAM = {"type": "stdio", "command": "engram-mcp", "args": ["--tools", "all"], "env": {}}
 
@@ -45,7 +45,7 @@ def _expected_after_set(data: dict[str, Any], path: tuple[str, ...], value: Any)
 def _conventions_kept(before: str, after: str) -> None:
     assert after.startswith("\ufeff") == before.startswith("\ufeff")
     if "\r\n" in before:
-        assert after.replace("\r\n", "") .count("\n") == 0
+        assert after.replace("\r\n", "").count("\n") == 0
     elif "\n" in before:
         assert "\r\n" not in after
 

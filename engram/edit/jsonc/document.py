@@ -13,7 +13,7 @@ from typing import Any
 from engram.edit.jsonc.layout import Layout, detect_layout, nest, render, render_member
 from engram.edit.jsonc.scanner import TRIVIA, JsoncSyntaxError, Tok, as_parse_error, scan
 from engram.edit.jsonc.splice import insert_last, line_indent, remove_child
-from engram.edit.jsonc.tree import Node, parse_tree
+from engram.edit.jsonc.tree import Node, first_trailing_comma, parse_tree
 from engram.edit.plan import JSONValue
 from engram.errors import EngramError
 
@@ -51,13 +51,21 @@ class Undo:
         )
 
 
-def parse(text: str, where: str = "<text>") -> Node | None:
-    """The parse tree of ``text`` without its BOM (None when blank); ``edit.parse_error`` if bad."""
+def parse(text: str, where: str = "<text>", *, strict: bool = False) -> Node | None:
+    """The parse tree of ``text`` without its BOM (None when blank); ``edit.parse_error`` if bad.
+
+    ``strict`` (a host that reads strict JSON) also refuses trailing commas; comments are
+    accepted because some of those hosts allow them, but Engram never writes one.
+    """
     body = text.removeprefix(BOM)
     try:
-        return parse_tree(body)
+        root = parse_tree(body)
+        comma = -1 if root is None or not strict else first_trailing_comma(root)
+        if comma >= 0:
+            raise JsoncSyntaxError("trailing comma (this file must be strict JSON)", comma)
     except JsoncSyntaxError as err:
         raise as_parse_error(body, err, where) from None
+    return root
 
 
 def load(text: str, where: str = "<text>") -> JSONValue:
@@ -80,7 +88,7 @@ def set_value(
         raise EngramError("edit.bad_path", "cannot replace a whole document", "name a key path")
     bom = BOM if text.startswith(BOM) else ""
     body = text.removeprefix(BOM)
-    root = parse(body, where)
+    root = parse(body, where, strict=strict)
     layout = detect_layout(body, root, strict=strict)
     if root is None:
         member = render_member(path[0], nest(path[1:], value), layout.unit, layout, False)
@@ -108,7 +116,7 @@ def add_to_list(
     text: str, path: tuple[str, ...], item: JSONValue, *, strict: bool, where: str = "<text>"
 ) -> tuple[str, Undo | None]:
     """``text`` with ``item`` appended to the array at ``path`` (None Undo when already there)."""
-    root = parse(text, where)
+    root = parse(text, where, strict=strict)
     node = _walk(root, path)
     if node is None:
         return set_value(text, path, [item], strict=strict, where=where)

@@ -66,13 +66,16 @@ class Child:
 
 
 def parse_tree(text: str) -> Node | None:
-    """Parse JSONC ``text`` (no BOM) into a tree; ``None`` when it holds only trivia.
+    """Parse JSONC ``text`` (no BOM) into a tree; ``None`` when it is empty or only whitespace.
 
     Raises:
-        JsoncSyntaxError: with the offset of the first problem.
+        JsoncSyntaxError: with the offset of the first problem (a file holding only comments
+            has no value: that is an error too, not an empty object).
     """
     tokens = [tok for tok in scan(text) if tok.kind not in TRIVIA]
     if tokens[0].kind is Tok.EOF:
+        if text.strip(" \t\r\n"):
+            raise JsoncSyntaxError("the file holds only comments, no JSON value", len(text))
         return None
     parser = _Parser(tokens)
     node = parser.value()
@@ -146,3 +149,14 @@ def _number(raw: str) -> int | float:
     if any(c in raw for c in ".eE"):
         return float(raw)
     return int(raw)
+
+
+def first_trailing_comma(node: Node) -> int:
+    """Offset of the first comma after a container's last child (``-1`` when there is none)."""
+    if node.children and node.commas[-1] >= 0:
+        return node.commas[-1]
+    for child in node.children:
+        found = first_trailing_comma(child.node)
+        if found >= 0:
+            return found
+    return -1

@@ -85,7 +85,7 @@ def search_prompts(
     Raises:
         EngramError: ``memory.empty_query``, ``memory.bad_mode``.
     """
-    query = build_query(text, mode, project)
+    query = build_query(text, mode)
     return prompts.search(
         store.connection,
         query,

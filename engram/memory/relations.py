@@ -65,9 +65,7 @@ def surface_candidates(
 ) -> tuple[Candidate, ...]:
     """Record pending relations from ``saved`` to similar live memories; return them."""
     words = _meaningful(saved.title)
-    query = MatchQuery.build(
-        " ".join(sorted(words)), "any", column_filters={"project": saved.project}
-    )
+    query = MatchQuery.build(" ".join(sorted(words)), "any")
     if query is None:
         return ()
     hits = search_observations(conn, query, project=saved.project, scope=saved.scope, limit=10)

@@ -1,4 +1,4 @@
-"""Searching observations: sanitised FTS5, bm25 over a bounded window, relation annotations.
+"""Searching observations: sanitised FTS5, bounded BM25-style ranking, relation annotations.
 
 :func:`search` is what ``engram search`` and ``mem_search`` call. Every result carries its
 lifecycle ``state`` and the verdicts other memories hold about it, as stable one-line
@@ -56,15 +56,14 @@ def clamp_limit(limit: int | None, default: int = DEFAULT_LIMIT, ceiling: int = 
     return min(limit, ceiling)
 
 
-def build_query(text: str, mode: str, project: str | None = None) -> MatchQuery:
+def build_query(text: str, mode: str) -> MatchQuery:
     """A sanitised query, or ``memory.empty_query`` / ``memory.bad_mode``."""
     if mode not in MODES:
         raise EngramError(
             "memory.bad_mode", f"unknown match mode {mode!r}", "use `all` (default) or `any`"
         )
     match_mode: MatchMode = "any" if mode == "any" else "all"
-    filters = {"project": project} if project else None
-    query = MatchQuery.build(text, match_mode, column_filters=filters)
+    query = MatchQuery.build(text, match_mode)
     if query is None:
         raise EngramError(
             "memory.empty_query",
@@ -96,7 +95,7 @@ def search(
     Raises:
         EngramError: ``memory.empty_query``, ``memory.bad_mode``, ``memory.bad_scope``.
     """
-    query = build_query(text, mode, project)
+    query = build_query(text, mode)
     kind = checks.check_type(type) if type else None
     where = checks.check_scope(scope) if scope else None
     with store.read() as conn:

@@ -1,28 +1,44 @@
-"""Turning user text into a safe FTS5 query, and bounding how many matches get ranked.
+"""Safe FTS5 queries and bounded ranking.
 
-``MatchQuery.build(text, mode)`` keeps every whitespace-separated word that holds a letter or
-digit and wraps it in an FTS5 string (``"foo-bar"`` — inner quotes doubled), so no user input
-can raise an FTS5 syntax error: ``AND``, ``NEAR``, ``*``, ``:``, brackets are all literal text.
-``mode="all"`` requires every word; ``mode="any"`` requires one of them.
+**Sanitising.** ``MatchQuery.build(text, mode)`` keeps every whitespace-separated word that
+holds a letter or digit and wraps it in an FTS5 string (``"foo-bar"``, inner quotes doubled),
+so no user input can raise an FTS5 syntax error: ``AND``, ``NEAR``, ``*``, ``:``, brackets are
+literal text. ``mode="all"`` requires every word, ``mode="any"`` one of them.
 
-Ranking every match with bm25 is what makes a very common word slow on a large store, so a
-query first finds the rowid of its ``CANDIDATE_WINDOW``-th newest match (a cheap descending
-scan of the FTS index) and only the matches at or above that rowid are ranked. Rare and
-mid-frequency terms rank over all their matches; for a term in more rows than the window the
-ranking covers its most recent matches.
+**Filters.** Each indexed row carries ``search_keys`` tokens (``p<hex(project)>``,
+``t<hex(type)>``, ``s<hex(scope)>``), so filters are single index tokens that FTS5 intersects
+with skip-ahead — a small project costs little even for a word in every row.
+
+**Ranking.** FTS5's own ``bm25()`` first counts every row holding each phrase (its IDF pass),
+so its cost grows with the commonest word's document frequency however few rows are ranked.
+:func:`rank_window` bounds all work instead:
+
+1. the window is the ``WINDOW`` newest rows matching words + filters (a descending rowid walk);
+2. each word's IDF is estimated from the rowid span of its ``IDF_PROBE`` newest matches
+   (exact when it has fewer);
+3. a row scores, per word, ``idf * (1 + extra weight of each boosted column the word is in)``
+   — BM25 with binary term frequency, title weighted above content — ties broken newest
+   first. Column presence comes from column-filtered FTS5 queries over the window.
+
+Rare and mid-frequency queries therefore rank over all their matches; a query matching more
+than ``WINDOW`` rows ranks its newest ``WINDOW``.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 MatchMode = Literal["all", "any"]
 
-CANDIDATE_WINDOW = 1000
+WINDOW = 1000
+IDF_PROBE = 256
 MAX_TERMS = 32
+MAX_SCORED_TERMS = 8
 
 _HAS_WORD = re.compile(r"[^\W_]")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -30,52 +46,131 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 def quote(text: str) -> str:
     """An FTS5 string literal for ``text`` (a phrase of its tokens)."""
-    return '"' + text.replace('"', '""') + '"'
+    return '"' + _CONTROL.sub(" ", text).replace('"', '""') + '"'
+
+
+def filter_key(kind: str, value: str) -> str:
+    """The ``search_keys`` token for one filter value (``kind`` is ``p``, ``t`` or ``s``)."""
+    return kind + value.encode("utf-8").hex()
 
 
 @dataclass(frozen=True, slots=True)
 class MatchQuery:
-    """A sanitised FTS5 MATCH expression.
+    """A sanitised FTS5 query: the user's words and how they combine.
 
     Attributes:
-        expression: the text to bind to ``MATCH ?``.
-        terms: the user's words that survived sanitising.
+        terms: the words that survived sanitising (at most ``MAX_TERMS``).
+        mode: ``all`` or ``any``.
+        keys: ``search_keys`` tokens every match must carry (filters).
     """
 
-    expression: str
     terms: tuple[str, ...]
+    mode: MatchMode = "all"
+    keys: tuple[str, ...] = ()
 
     @classmethod
-    def build(
-        cls, text: str, mode: MatchMode = "all", *, column_filters: dict[str, str] | None = None
-    ) -> MatchQuery | None:
-        """The query for ``text``, or None when no searchable word is left.
-
-        ``column_filters`` narrows inside the index (``{"project": "acme"}`` becomes
-        ``project : "acme"``); callers still check exact equality on the joined row.
-        """
+    def build(cls, text: str, mode: MatchMode = "all") -> MatchQuery | None:
+        """The query for ``text``, or None when no searchable word is left."""
         terms: list[str] = []
         for word in _CONTROL.sub(" ", text).split():
             if _HAS_WORD.search(word) and word not in terms:
                 terms.append(word)
         if not terms:
             return None
-        terms = terms[:MAX_TERMS]
-        joiner = " OR " if mode == "any" else " AND "
-        expression = joiner.join(quote(term) for term in terms)
-        filters = [
-            f"{column} : {quote(_CONTROL.sub(' ', value))}"
-            for column, value in (column_filters or {}).items()
-            if _HAS_WORD.search(value)
-        ]
-        if filters:
-            expression = " AND ".join([f"({expression})", *filters])
-        return cls(expression, tuple(terms))
+        return cls(tuple(terms[:MAX_TERMS]), mode)
 
-    def rowid_floor(self, conn: sqlite3.Connection, table: str) -> int:
-        """The lowest rowid inside the ranking window (0 when every match fits in it)."""
-        row = conn.execute(
-            f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-            (self.expression, CANDIDATE_WINDOW - 1),
-        ).fetchone()
-        return int(row[0]) if row else 0
+    def filtered(self, **values: str | None) -> MatchQuery:
+        """This query narrowed to rows whose ``search_keys`` carry each given value
+        (``project=``, ``type=``, ``scope=``; None means no filter)."""
+        kinds = {"project": "p", "type": "t", "scope": "s"}
+        keys = [
+            filter_key(kinds[name], value) for name, value in values.items() if value is not None
+        ]
+        return MatchQuery(self.terms, self.mode, self.keys + tuple(keys))
+
+    @property
+    def expression(self) -> str:
+        """The FTS5 MATCH expression: words joined by AND/OR, then every filter key."""
+        joiner = " OR " if self.mode == "any" else " AND "
+        words = joiner.join(quote(term) for term in self.terms)
+        if not self.keys:
+            return words
+        keys = " AND ".join(quote(key) for key in self.keys)
+        return f"({words}) AND search_keys : ({keys})"
+
+
+def _rowids(conn: sqlite3.Connection, table: str, expression: str, floor: int) -> set[int]:
+    rows = conn.execute(
+        f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid >= ?", (expression, floor)
+    )
+    return {row[0] for row in rows}
+
+
+def _idf(conn: sqlite3.Connection, table: str, term: str, total: int) -> float:
+    """BM25's IDF for ``term``, its document frequency estimated from its newest matches."""
+    count, oldest = conn.execute(
+        f"SELECT count(*), min(rowid) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ?"
+        " ORDER BY rowid DESC LIMIT ?)",
+        (quote(term), IDF_PROBE),
+    ).fetchone()
+    if count < IDF_PROBE:
+        frequency = float(count)
+    else:  # assume the term is spread evenly over the id range
+        frequency = IDF_PROBE * total / max(total - int(oldest) + 1, 1)
+    frequency = min(frequency, float(total))
+    return math.log(1.0 + (total - frequency + 0.5) / (frequency + 0.5))
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """A matching rowid and its score (higher is better)."""
+
+    rowid: int
+    score: float
+
+
+def rank_window(
+    conn: sqlite3.Connection,
+    table: str,
+    query: MatchQuery,
+    *,
+    total_rows: int,
+    column_boosts: Mapping[str, float],
+    limit: int,
+) -> list[Ranked]:
+    """The ``limit`` best rows of ``table`` for ``query`` (see module docstring).
+
+    Args:
+        total_rows: the size of the collection (for IDF), e.g. the content table's max id.
+        column_boosts: extra weight when a word is in that column (``{"title": 4.0}``). Boost
+            only columns most words of a matching row can be in (a title, not a sparse
+            topic key): a column filter walks the word's rows until one has it there.
+    """
+    base = query.expression
+    window: Sequence[int] = [
+        row[0]
+        for row in conn.execute(
+            f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?",
+            (base, WINDOW),
+        )
+    ]
+    if not window:
+        return []
+    floor = window[-1]
+    scores = dict.fromkeys(window, 0.0)
+    total = max(total_rows, len(window), 1)
+    for term in query.terms[:MAX_SCORED_TERMS]:
+        weight = _idf(conn, table, term, total)
+        if query.mode == "any":
+            for rowid in _rowids(conn, table, f"({base}) AND {quote(term)}", floor):
+                if rowid in scores:
+                    scores[rowid] += weight
+        else:  # every word is in every matching row
+            for rowid in scores:
+                scores[rowid] += weight
+        for column, boost in column_boosts.items():
+            for rowid in _rowids(conn, table, f"({base}) AND {column} : {quote(term)}", floor):
+                if rowid in scores:
+                    scores[rowid] += weight * boost
+    best = sorted(scores.items(), key=lambda item: (-item[1], -item[0]))[:limit]
+    return [Ranked(rowid, score) for rowid, score in best]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from engram.store.fts import MatchQuery
+from engram.store.fts import MatchQuery, rank_window
 from engram.store.records import Prompt, from_row, new_sync_id
 
 
@@ -44,19 +44,25 @@ def recent(conn: sqlite3.Connection, *, project: str | None, limit: int = 10) ->
 def search(
     conn: sqlite3.Connection, query: MatchQuery, *, project: str | None, limit: int = 10
 ) -> list[Prompt]:
-    """Prompts matching ``query``, best bm25 first, over a bounded window of recent matches."""
-    floor = query.rowid_floor(conn, "prompts_fts")
-    params: list[object] = [query.expression, floor]
-    sql = (
-        "SELECT p.* FROM prompts_fts JOIN user_prompts p ON p.id = prompts_fts.rowid"
-        " WHERE prompts_fts MATCH ? AND prompts_fts.rowid >= ?"
+    """Prompts matching ``query`` (in ``project`` when given), best first."""
+    total = conn.execute("SELECT coalesce(max(id), 0) FROM user_prompts").fetchone()[0]
+    ranked = rank_window(
+        conn,
+        "prompts_fts",
+        query.filtered(project=project),
+        total_rows=int(total),
+        column_boosts={},
+        limit=limit,
     )
-    if project is not None:
-        sql += " AND p.project = ?"
-        params.append(project)
-    sql += " ORDER BY bm25(prompts_fts, 1.0, 0.2) LIMIT ?"
-    params.append(limit)
-    return [from_row(Prompt, row) for row in conn.execute(sql, params)]
+    ids = [r.rowid for r in ranked]
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    rows = {
+        row["id"]: from_row(Prompt, row)
+        for row in conn.execute(f"SELECT * FROM user_prompts WHERE id IN ({marks})", ids)
+    }
+    return [rows[i] for i in ids if i in rows]
 
 
 def delete(conn: sqlite3.Connection, prompt_id: int, now: str) -> bool:

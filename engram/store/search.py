@@ -1,6 +1,7 @@
-"""Full-text search over live observations (bm25, title weighted above content).
+"""Full-text search over live observations: filtered in the index, ranked in a bounded window.
 
-See :mod:`engram.store.fts` for query sanitising and the bounded ranking window.
+See :mod:`engram.store.fts` for sanitising, filter keys and the ranking (title weighted 5,
+every other column 1).
 """
 
 from __future__ import annotations
@@ -8,17 +9,17 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from engram.store.fts import MatchQuery
-from engram.store.records import Observation, from_row
+from engram.store.fts import MatchQuery, rank_window
+from engram.store.observations import get_many
+from engram.store.records import Observation
 
-# bm25 column weights, in observations_fts column order:
-# title, content, tool_name, type, project, topic_key.
-BM25_WEIGHTS = (5.0, 1.0, 0.5, 0.5, 0.25, 2.0)
+# Extra weight (on top of 1) when a word is in this column.
+COLUMN_BOOSTS = {"title": 4.0}
 
 
 @dataclass(frozen=True, slots=True)
 class ScoredObservation:
-    """An observation and its bm25 score (lower is better, as SQLite reports it)."""
+    """An observation and its relevance score (higher is better)."""
 
     observation: Observation
     score: float
@@ -33,28 +34,15 @@ def search_observations(
     scope: str | None = None,
     limit: int = 10,
 ) -> list[ScoredObservation]:
-    """Best-ranked live observations matching ``query``.
-
-    Build ``query`` with ``column_filters={"project": project}`` when filtering by project so
-    the FTS index narrows the candidates before ranking.
-    """
-    floor = query.rowid_floor(conn, "observations_fts")
-    weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-    # CROSS JOIN keeps the FTS index as the outer loop whatever the filters are.
-    sql = (
-        f"SELECT o.*, bm25(observations_fts, {weights}) AS score"
-        " FROM observations_fts CROSS JOIN observations o ON o.id = observations_fts.rowid"
-        " WHERE observations_fts MATCH ? AND observations_fts.rowid >= ?"
-        " AND o.deleted_at IS NULL"
+    """The best-ranked live observations matching ``query`` and the exact filters given."""
+    total = conn.execute("SELECT coalesce(max(id), 0) FROM observations").fetchone()[0]
+    ranked = rank_window(
+        conn,
+        "observations_fts",
+        query.filtered(project=project, type=type, scope=scope),
+        total_rows=int(total),
+        column_boosts=COLUMN_BOOSTS,
+        limit=limit,
     )
-    params: list[object] = [query.expression, floor]
-    for column, value in (("project", project), ("type", type), ("scope", scope)):
-        if value is not None:
-            sql += f" AND o.{column} = ?"
-            params.append(value)
-    sql += " ORDER BY score, o.id DESC LIMIT ?"
-    params.append(limit)
-    return [
-        ScoredObservation(from_row(Observation, row), float(row["score"]))
-        for row in conn.execute(sql, params)
-    ]
+    rows = get_many(conn, [r.rowid for r in ranked])
+    return [ScoredObservation(rows[r.rowid], r.score) for r in ranked if r.rowid in rows]

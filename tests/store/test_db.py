@@ -117,7 +117,7 @@ def test_search_filters_are_exact(tmp_path: Path) -> None:
         with store.write() as conn:
             mine = observations.insert(conn, _obs("cache bug", "x", project="acme"), NOW)
             observations.insert(conn, _obs("cache bug", "x", project="acme-api"), NOW)
-        query = MatchQuery.build("cache", column_filters={"project": "acme"})
+        query = MatchQuery.build("cache")
         assert query is not None
         hits = search_observations(store.connection, query, project="acme")
         assert [hit.observation.id for hit in hits] == [mine]

@@ -30,13 +30,6 @@ def open_store() -> Store:
     return Store.open()
 
 
-def known_projects(store: Store) -> list[str]:
-    """Every project name the store holds a session, observation or prompt for."""
-    from engram.memory import projects
-
-    return [entry.name for entry in projects.list_projects(store)]
-
-
 def detect(project: str | None) -> ProjectDetection:
     """Resolve ``--project`` / ``ENGRAM_PROJECT`` / cwd, printing any normalization warning."""
     from engram.memory.project import resolve_project
@@ -54,7 +47,7 @@ def read_project(store: Store, project: str | None, all_projects: bool) -> str |
         EngramError: ``project.unknown`` for a named project the store has never seen;
             ``project.ambiguous`` when the cwd holds several repositories.
     """
-    from engram.memory.project import require_known, require_single
+    from engram.memory.project import require_known_project, require_single
 
     if all_projects:
         if project is not None:
@@ -63,16 +56,16 @@ def read_project(store: Store, project: str | None, all_projects: bool) -> str |
     detection = detect(project)
     name = require_single(detection)
     if detection.source in {"explicit", "process_override"}:
-        require_known(name, known_projects(store))
+        require_known_project(store, name)
     return name
 
 
 def write_project(store: Store, project: str | None) -> str:
     """The project a write goes to; warns when it is new and looks like an existing one."""
-    from engram.memory.project import require_single, similar_projects
+    from engram.memory.project import known_project_names, require_single, similar_projects
 
     name = require_single(detect(project))
-    known = known_projects(store)
+    known = known_project_names(store)
     if name not in known:
         lookalikes = similar_projects(name, known)
         if lookalikes:

@@ -21,11 +21,14 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from engram.errors import EngramError
 from engram.memory import git_repo
 from engram.memory.git_repo import GitRepo
+
+if TYPE_CHECKING:
+    from engram.store.db import Store
 
 CONFIG_DIR = ".engram"
 CONFIG_FILE = "config.json"
@@ -336,6 +339,28 @@ def require_known(project: str, known: Iterable[str]) -> None:
         "pick one of the known projects, or use --all",
         available_projects=available,
     )
+
+
+def known_project_names(store: Store) -> list[str]:
+    """Every project name the store holds any row for (cheap: index walks, no counting)."""
+    from engram.store.project_names import distinct_names
+
+    with store.read() as conn:
+        return distinct_names(conn)
+
+
+def require_known_project(store: Store, project: str) -> None:
+    """Refuse a project the store has never seen, listing the ones it has.
+
+    Raises:
+        EngramError: ``project.unknown`` carrying ``available_projects``.
+    """
+    from engram.store.project_names import project_exists
+
+    with store.read() as conn:
+        if project_exists(conn, project):
+            return
+    require_known(project, known_project_names(store))
 
 
 def require_single(detection: ProjectDetection) -> str:

@@ -97,8 +97,8 @@ class McpHost(Host):
 
     @property
     def scopes(self) -> tuple[Scope, ...]:  # type: ignore[override]
-        """Every scope this host has an MCP target or a deliberate skip for."""
-        return tuple(scope for scope in Scope if scope in self.mcp or scope in self.skipped)
+        """The scopes this host has an MCP target for (a skipped scope is not supported)."""
+        return tuple(scope for scope in Scope if scope in self.mcp)
 
     @abstractmethod
     def mcp_entry(self, ctx: HostContext, keys: tuple[str, ...]) -> dict[str, JSONValue]:

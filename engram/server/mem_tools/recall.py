@@ -7,7 +7,7 @@ from typing import Any
 from engram.memory import context, search, timeline
 from engram.memory.project import ProjectDetection
 from engram.server.envelope import ToolOutcome
-from engram.server.mem_tools.context import STATE, answer, cwd, read_project, to_dicts
+from engram.server.mem_tools.context import STATE, answer, cwd, read_project
 from engram.server.mem_tools.params import PROJECT_READ, SCOPE, TYPE, obs_id
 from engram.server.registry import Param, ToolCall, ToolSpec, register
 
@@ -49,7 +49,17 @@ def run_search(call: ToolCall) -> ToolOutcome:
         for n, hit in enumerate(hits, 1):
             blocks.append(_hit_text(n, hit))
         text = "\n\n".join(blocks)
-    return answer(detection, text, to_dicts(hits))
+    return answer(detection, text, [_hit_data(hit) for hit in hits])
+
+
+def _hit_data(hit: Any) -> dict[str, Any]:
+    """A hit with a content preview: mem_get_observation returns the full text."""
+    data: dict[str, Any] = hit.to_dict()
+    content = data.get("content") or ""
+    if len(content) > PREVIEW_CHARS:
+        data["content"] = content[:PREVIEW_CHARS] + "…"
+        data["content_truncated"] = True
+    return data
 
 
 def _hit_text(n: int, hit: Any) -> str:

@@ -1,7 +1,7 @@
 """Relations between memories: conflict candidates surfaced on save, judged by the agent.
 
-- A save looks for live observations of the same project and scope whose titles share at
-  least half of the new title's meaningful words; each becomes a *pending* relation whose
+- A save looks at the newest (at most 50) live observations of the same project and scope
+  whose titles share a meaningful word, and keeps those sharing at least half of them; each becomes a *pending* relation whose
   ``sync_id`` is the ``judgment_id`` returned with the save (at most ``MAX_CANDIDATES``).
 - :func:`judge` records the agent's verdict on a pending relation (re-judging overwrites).
 - :func:`compare` records a verdict on any two memories of one project directly; the same
@@ -25,9 +25,8 @@ from engram.memory.clock import stamp
 from engram.memory.topic import STOP_WORDS
 from engram.store import observations, relations
 from engram.store.db import Store
-from engram.store.fts import MatchQuery
 from engram.store.records import Observation, Relation
-from engram.store.search import search_observations
+from engram.store.search import recent_title_matches
 
 VERDICTS = ("related", "compatible", "scoped", "conflicts_with", "supersedes", "not_conflict")
 MAX_CANDIDATES = 3
@@ -63,18 +62,25 @@ def _meaningful(title: str) -> set[str]:
 def surface_candidates(
     conn: sqlite3.Connection, saved: Observation, now: datetime
 ) -> tuple[Candidate, ...]:
-    """Record pending relations from ``saved`` to similar live memories; return them."""
+    """Record pending relations from ``saved`` to similar live memories; return them.
+
+    Similar: same project and scope, and the title shares at least half of the new title's
+    meaningful words. Looks at the newest titles sharing any word (bounded), most overlap
+    first.
+    """
     words = _meaningful(saved.title)
-    query = MatchQuery.build(" ".join(sorted(words)), "any")
-    if query is None:
+    if not words:
         return ()
-    hits = search_observations(conn, query, project=saved.project, scope=saved.scope, limit=10)
+    neighbours = recent_title_matches(conn, sorted(words), project=saved.project, scope=saved.scope)
+    scored = [
+        (len(words & _meaningful(other.title)), other)
+        for other in neighbours
+        if other.id != saved.id
+    ]
+    scored = [(shared, other) for shared, other in scored if shared * 2 >= len(words)]
+    scored.sort(key=lambda item: (-item[0], -item[1].id))
     found: list[Candidate] = []
-    for hit in hits:
-        other = hit.observation
-        shared = words & _meaningful(other.title)
-        if other.id == saved.id or len(shared) * 2 < len(words):
-            continue
+    for _, other in scored:
         if relations.find_pair(conn, saved.sync_id, other.sync_id) or relations.find_pair(
             conn, other.sync_id, saved.sync_id
         ):

@@ -16,9 +16,9 @@ so its cost grows with the commonest word's document frequency however few rows 
 1. the window is the ``WINDOW`` newest rows matching words + filters (a descending rowid walk);
 2. each word's IDF is estimated from the rowid span of its ``IDF_PROBE`` newest matches
    (exact when it has fewer);
-3. a row scores, per word, ``idf * (1 + extra weight of each boosted column the word is in)``
-   — BM25 with binary term frequency, title weighted above content — ties broken newest
-   first. Column presence comes from column-filtered FTS5 queries over the window.
+3. a row scores, per word, ``idf * (1 + 4 if the word is in its title)`` — BM25 with binary
+   term frequency, title weighted above content — ties broken newest first. Title presence
+   comes from the title-only index ``observation_titles`` over the same rowid range.
 
 Rare and mid-frequency queries therefore rank over all their matches; a query matching more
 than ``WINDOW`` rows ranks its newest ``WINDOW``.
@@ -135,16 +135,17 @@ def rank_window(
     query: MatchQuery,
     *,
     total_rows: int,
-    column_boosts: Mapping[str, float],
+    boosts: Mapping[str, float],
     limit: int,
 ) -> list[Ranked]:
     """The ``limit`` best rows of ``table`` for ``query`` (see module docstring).
 
     Args:
         total_rows: the size of the collection (for IDF), e.g. the content table's max id.
-        column_boosts: extra weight when a word is in that column (``{"title": 4.0}``). Boost
-            only columns most words of a matching row can be in (a title, not a sparse
-            topic key): a column filter walks the word's rows until one has it there.
+        boosts: extra weight when a word is found in another FTS5 table over the same rows
+            with a ``search_keys`` column (``{"observation_titles": 4.0}``). A separate
+            index, because a column filter on ``table`` walks every row of a common word
+            until one holds it in that column.
     """
     base = query.expression
     window: Sequence[int] = [
@@ -168,8 +169,9 @@ def rank_window(
         else:  # every word is in every matching row
             for rowid in scores:
                 scores[rowid] += weight
-        for column, boost in column_boosts.items():
-            for rowid in _rowids(conn, table, f"({base}) AND {column} : {quote(term)}", floor):
+        for boost_table, boost in boosts.items():
+            narrowed = MatchQuery((term,), "all", query.keys).expression
+            for rowid in _rowids(conn, boost_table, narrowed, floor):
                 if rowid in scores:
                     scores[rowid] += weight * boost
     best = sorted(scores.items(), key=lambda item: (-item[1], -item[0]))[:limit]

@@ -51,7 +51,7 @@ def search(
         "prompts_fts",
         query.filtered(project=project),
         total_rows=int(total),
-        column_boosts={},
+        boosts={},
         limit=limit,
     )
     ids = [r.rowid for r in ranked]

@@ -101,10 +101,15 @@ class Relation(_Record):
     updated_at: str
 
 
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def from_row(cls: type[R], row: sqlite3.Row) -> R:
     """Build a record from a row holding (at least) the record's columns."""
-    keys = row.keys()
-    values = {f.name: row[f.name] for f in fields(cls) if f.name in keys}  # type: ignore[arg-type]
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
+    values = {name: row[name] for name in names}
     if "pinned" in values:
         values["pinned"] = bool(values["pinned"])
     return cls(**values)

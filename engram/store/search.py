@@ -1,7 +1,7 @@
 """Full-text search over live observations: filtered in the index, ranked in a bounded window.
 
-See :mod:`engram.store.fts` for sanitising, filter keys and the ranking (title weighted 5,
-every other column 1).
+See :mod:`engram.store.fts` for sanitising, filter keys and the ranking (a word in the
+title weighs 5, anywhere else 1).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from engram.store.fts import MatchQuery, rank_window
 from engram.store.observations import get_many
 from engram.store.records import Observation
 
-# Extra weight (on top of 1) when a word is in this column.
-COLUMN_BOOSTS = {"title": 4.0}
+# Extra weight (on top of 1) when a word is in the title.
+BOOSTS = {"observation_titles": 4.0}
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,8 +41,27 @@ def search_observations(
         "observations_fts",
         query.filtered(project=project, type=type, scope=scope),
         total_rows=int(total),
-        column_boosts=COLUMN_BOOSTS,
+        boosts=BOOSTS,
         limit=limit,
     )
     rows = get_many(conn, [r.rowid for r in ranked])
     return [ScoredObservation(rows[r.rowid], r.score) for r in ranked if r.rowid in rows]
+
+
+def recent_title_matches(
+    conn: sqlite3.Connection, words: list[str], *, project: str, scope: str, limit: int = 50
+) -> list[Observation]:
+    """The newest live observations of ``project`` + ``scope`` whose title holds any of
+    ``words`` — unranked, so the cost stays bounded on a save's hot path."""
+    query = MatchQuery.build(" ".join(words), "any")
+    if query is None:
+        return []
+    # The scope key is in nearly every row; checking it on the fetched rows is cheaper.
+    expression = query.filtered(project=project).expression
+    rows = conn.execute(
+        "SELECT rowid FROM observation_titles WHERE observation_titles MATCH ?"
+        " ORDER BY rowid DESC LIMIT ?",
+        (expression, limit),
+    ).fetchall()
+    found = get_many(conn, [row[0] for row in rows])
+    return [found[row[0]] for row in rows if row[0] in found and found[row[0]].scope == scope]

@@ -58,9 +58,15 @@ def save_command(
 
 def delete_command(
     target: Annotated[
-        str, typer.Argument(metavar="OBS_ID | session ID | prompt ID", help="What to delete.")
+        str,
+        typer.Argument(
+            metavar="TARGET", help="An observation id, or the word `session` or `prompt`."
+        ),
     ],
-    item: Annotated[str | None, typer.Argument(metavar="[ID]", show_default=False)] = None,
+    item: Annotated[
+        str | None,
+        typer.Argument(metavar="ID", help="The session or prompt id.", show_default=False),
+    ] = None,
     hard: Annotated[
         bool, typer.Option("--hard", help="Remove the observation for good (default: soft).")
     ] = False,

@@ -112,16 +112,27 @@ def invalid(source: str, why: str) -> EngramError:
     )
 
 
+# 0.1.0 files may predate sync ids: a missing one is derived from the row's content instead.
+_LEGACY_SYNC_ID = FieldSpec("str?")
+
+
 def validate(data: dict[str, Any], version: str, *, source: str) -> BackupRows:
     """Check a parsed backup's records and return them with defaults filled in."""
+    legacy = version == "0.1.0"
+    observation_spec = {**OBSERVATION, "sync_id": _LEGACY_SYNC_ID} if legacy else OBSERVATION
+    prompt_spec = {**PROMPT, "sync_id": _LEGACY_SYNC_ID} if legacy else PROMPT
     rows = BackupRows(
         sessions=_records(data, "sessions", SESSION, source, required=True),
-        observations=_records(data, "observations", OBSERVATION, source, required=True),
-        prompts=_records(data, "prompts", PROMPT, source, required=True),
-        relations=[] if version == "0.1.0" else _records(data, "relations", RELATION, source),
+        observations=_records(data, "observations", observation_spec, source, required=True),
+        prompts=_records(data, "prompts", prompt_spec, source, required=True),
+        relations=[] if legacy else _records(data, "relations", RELATION, source),
     )
+    for kind, records in (("obs", rows.observations), ("prompt", rows.prompts)):
+        for record in records:
+            if not record["sync_id"]:
+                record["sync_id"] = _legacy_sync_id(kind, record)
     for observation in rows.observations:
-        if version == "0.1.0":
+        if legacy:
             observation["pinned"] = False  # 0.1.0 had no pin state: nothing arrives pinned.
         observation["pinned"] = bool(observation["pinned"])
         observation["updated_at"] = observation["updated_at"] or observation["created_at"]
@@ -145,6 +156,16 @@ def validate(data: dict[str, Any], version: str, *, source: str) -> BackupRows:
                 source, f"relations[{index}].superseded_by_id {target} is not in the file"
             )
     return rows
+
+
+def _legacy_sync_id(kind: str, record: dict[str, Any]) -> str:
+    """A stable id from what the row says, so importing the same old file twice adds nothing."""
+    import hashlib
+
+    parts = [str(record.get(key)) for key in ("project", "session_id", "created_at", "title")]
+    parts.append(str(record["content"]))
+    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
+    return f"{kind}-legacy-{digest}"
 
 
 def _content_hash(content: str) -> str:

@@ -213,3 +213,30 @@ def test_orphaned_relations_may_point_at_missing_observations(sandbox: Sandbox) 
     with Store.open(sandbox.root / "b") as store:
         assert import_backup(store, text).relations == 1
         assert snapshot(store)["relations"][0]["source_id"] == "obs-gone-1"
+
+
+def test_legacy_rows_without_sync_ids_get_stable_ones(sandbox: Sandbox) -> None:
+    legacy = {
+        "version": "0.1.0",
+        "sessions": [{"id": "s-old", "project": "acme", "started_at": NOW}],
+        "observations": [
+            {
+                "session_id": "s-old",
+                "title": "Old",
+                "content": "from 0.1",
+                "project": "acme",
+                "created_at": NOW,
+            }
+        ],
+        "prompts": [
+            {"session_id": "s-old", "content": "old prompt", "project": "acme", "created_at": NOW}
+        ],
+    }
+    with Store.open(sandbox.root / "b") as store:
+        first = import_backup(store, json.dumps(legacy))
+        again = import_backup(store, json.dumps(legacy))
+        assert (first.observations, first.prompts) == (1, 1)
+        assert (again.observations, again.prompts, again.skipped) == (0, 0, 3)
+        rows = snapshot(store)
+        assert rows["observations"][0]["sync_id"].startswith("obs-legacy-")
+        assert rows["observations"][0]["normalized_hash"]

@@ -160,8 +160,10 @@ def rank_window(
     floor = window[-1]
     scores = dict.fromkeys(window, 0.0)
     total = max(total_rows, len(window), 1)
-    for term in query.terms[:MAX_SCORED_TERMS]:
-        weight = _idf(conn, table, term, total)
+    scored = query.terms[:MAX_SCORED_TERMS]
+    for term in scored:
+        # With one word the IDF scales every score alike, so the order needs no estimate.
+        weight = _idf(conn, table, term, total) if len(scored) > 1 else 1.0
         if query.mode == "any":
             for rowid in _rowids(conn, table, f"({base}) AND {quote(term)}", floor):
                 if rowid in scores:

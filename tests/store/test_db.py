@@ -121,3 +121,27 @@ def test_search_filters_are_exact(tmp_path: Path) -> None:
         assert query is not None
         hits = search_observations(store.connection, query, project="acme")
         assert [hit.observation.id for hit in hits] == [mine]
+
+
+def test_upgrade_from_first_schema_reindexes_live_rows_only(tmp_path: Path) -> None:
+    from engram.store.migrate import _statements
+
+    first = available_migrations()[0]
+    conn = sqlite3.connect(tmp_path / "engram.db", isolation_level=None)
+    for statement in _statements(first.sql):
+        conn.execute(statement)
+    conn.execute("PRAGMA user_version = 1")
+    for title, deleted in (("kept walrus", None), ("gone walrus", NOW)):
+        conn.execute(
+            "INSERT INTO observations (sync_id, type, title, content, project, scope,"
+            " normalized_hash, created_at, updated_at, deleted_at)"
+            " VALUES (?, 'note', ?, 'body', 'p', 'project', ?, ?, ?, ?)",
+            (title, title, title, NOW, NOW, deleted),
+        )
+    conn.close()
+    with Store.open(tmp_path) as store:
+        assert schema_version(store.connection) == available_migrations()[-1].version
+        query = MatchQuery.build("walrus")
+        assert query is not None
+        hits = search_observations(store.connection, query, project="p")
+        assert [h.observation.title for h in hits] == ["kept walrus"]

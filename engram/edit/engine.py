@@ -21,8 +21,9 @@ from engram.edit.atomic import (
     remove_path,
     write_atomic,
 )
-from engram.edit.ledger import Entry, Ledger, Link
-from engram.edit.plan import Edit, LinkPlan, OwnedFile, Scope
+from engram.edit.jsonc.document import same
+from engram.edit.ledger import JSON_LIST_ITEM, Entry, Ledger, Link
+from engram.edit.plan import AddToList, Edit, LinkPlan, OwnedFile, RemoveFromList, Scope
 from engram.edit.report import FileReport, Report, status_of, unified_diff
 from engram.edit.steps import apply_edit, reverse_entry
 from engram.edit.verify import verify
@@ -117,6 +118,7 @@ def _plan_file(path: Path, edits: list[Edit], ledger: Ledger, link: Link, force:
     item = _Pending(path, before, before, link=link)
     applied: list[Edit] = []
     for edit in edits:
+        inherited = _drop_stale_items(item, edit, edits, applied, ledger)
         step = apply_edit(edit, item.after, ledger, force=force)
         if step.conflict:
             item.conflicts.append(step.conflict)
@@ -126,6 +128,9 @@ def _plan_file(path: Path, edits: list[Edit], ledger: Ledger, link: Link, force:
         if step.note:
             item.notes.append(step.note)
         if step.entry is not None:
+            if inherited is not None:
+                step.entry.created_file = step.entry.created_file or inherited.created_file
+                step.entry.created_dirs = step.entry.created_dirs or inherited.created_dirs
             item.put.append(step.entry)
         if step.forget is not None:
             item.forget.append(step.forget)
@@ -133,6 +138,38 @@ def _plan_file(path: Path, edits: list[Edit], ledger: Ledger, link: Link, force:
             item.mode = edit.mode
     verify(path, before, item.after, applied)
     return item
+
+
+def _drop_stale_items(
+    item: _Pending, edit: Edit, edits: list[Edit], applied: list[Edit], ledger: Ledger
+) -> Entry | None:
+    """Take out list items this link wrote before and its plan no longer wants (an upgraded
+    hook entry), so re-linking replaces them instead of adding a second one."""
+    if not isinstance(edit, AddToList) or item.link is None:
+        return None
+    wanted = [e.item for e in edits if isinstance(e, AddToList) and e.path == edit.path]
+    inherited = None
+    for entry in list(item.link.entries):
+        stale = (
+            entry.kind == JSON_LIST_ITEM
+            and entry.file == str(edit.file)
+            and tuple(entry.path) == edit.path
+            and not any(same(entry.item, w) for w in wanted)
+            and entry.identity() not in item.forget
+            and not ledger.others_using(item.link, entry)
+        )
+        if not stale:
+            continue
+        step = reverse_entry(entry, item.after, force=False)
+        if step.forget is None:
+            item.notes.extend([step.note] if step.note else [])
+            continue
+        item.after = step.text
+        item.forget.append(step.forget)
+        applied.append(RemoveFromList(edit.file, edit.format, edit.path, entry.item))
+        item.notes.append("replaced the entry an earlier link wrote")
+        inherited = inherited or entry
+    return inherited
 
 
 def _reverse_file(

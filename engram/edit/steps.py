@@ -97,6 +97,8 @@ def reverse_entry(entry: Entry, text: str | None, *, force: bool) -> Step:
     elif entry.kind == JSON_LIST_ITEM:
         undo = Undo.from_dict(entry.undo) if entry.undo else None
         new = jsonc.remove_from_list(text, path, entry.item, undo, where=where)
+    elif entry.kind == TOML_VALUE and "replaced" in entry.undo:
+        new, _ = toml_doc.set_value(text, path, entry.undo["replaced"], where)
     elif entry.kind == TOML_VALUE:
         new = toml_doc.remove_value(text, path, entry.undo.get("appended"), where)
     elif entry.kind == MD_BLOCK:
@@ -143,6 +145,8 @@ def _set_value(edit: SetValue, text: str | None, ledger: Ledger, *, force: bool)
     if is_toml:
         new, appended = toml_doc.set_value(text or "", path, edit.value, file)
         entry.undo = {"appended": appended} if appended else {}
+        if found:  # unlink puts the user's value back
+            entry.undo = {"replaced": current}
     else:
         strict = edit.format is DocFormat.JSON
         new, undo = jsonc.set_value(text or "", path, edit.value, strict=strict, where=file)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import stat
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -192,3 +193,72 @@ def test_corrupt_file_is_never_written(sandbox: Sandbox) -> None:
     assert f"{mcp}:2:18" in caught.value.message
     assert mcp.read_text() == '{\n  "mcpServers": {,\n}\n'
     assert not other.exists()
+
+
+def test_relinking_with_a_changed_hook_replaces_the_old_entry(sandbox: Sandbox) -> None:
+    settings = sandbox.workspace / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    original = '{\n  // mine\n  "hooks": {"SessionStart": [{"matcher": "mine"}]}\n}\n'
+    settings.write_text(original)
+    path = ("hooks", "SessionStart")
+    old = {"matcher": "", "hooks": [{"type": "command", "command": "engram hook", "timeout": 5}]}
+    new = {"matcher": "", "hooks": [{"type": "command", "command": "engram hook", "timeout": 9}]}
+    apply([_plan(sandbox, AddToList(settings, DocFormat.JSONC, path, old))], _ledger(sandbox))
+    report = apply(
+        [_plan(sandbox, AddToList(settings, DocFormat.JSONC, path, new))], _ledger(sandbox)
+    )[0]
+    assert report.files[0].status == "changed"
+    hooks = json.loads(settings.read_text().replace("// mine", ""))["hooks"]["SessionStart"]
+    assert hooks == [{"matcher": "mine"}, new]
+    reverse("test", Scope.WORKSPACE, _ledger(sandbox))
+    assert settings.read_text() == original
+
+
+def test_created_file_is_removed_after_a_hook_upgrade(sandbox: Sandbox) -> None:
+    settings = sandbox.workspace / ".claude" / "settings.json"
+    path = ("hooks", "Stop")
+    for timeout in (5, 9):
+        item = {"hooks": [{"type": "command", "command": "engram hook", "timeout": timeout}]}
+        apply([_plan(sandbox, AddToList(settings, DocFormat.JSON, path, item))], _ledger(sandbox))
+    assert json.loads(settings.read_text())["hooks"]["Stop"][0]["hooks"][0]["timeout"] == 9
+    reverse("test", Scope.WORKSPACE, _ledger(sandbox))
+    assert not settings.exists() and not settings.parent.exists()
+
+
+def test_damaged_ledger_is_a_clear_error(sandbox: Sandbox) -> None:
+    sandbox.data_dir.mkdir(parents=True)
+    (sandbox.data_dir / "links.json").write_text("{not json")
+    with pytest.raises(EngramError) as caught:
+        reverse("test", Scope.WORKSPACE, _ledger(sandbox))
+    assert caught.value.code == "edit.bad_ledger"
+
+
+def test_markdown_block_is_replaced_in_place_and_removed_exactly(sandbox: Sandbox) -> None:
+    agents = sandbox.workspace / "AGENTS.md"
+    original = "# Rules\r\n\r\nBe brief.\r\n"
+    agents.write_bytes(original.encode())
+    for content in ("Use Engram.", "Use Engram, version two."):
+        apply([_plan(sandbox, ManagedBlock(agents, "engram", content))], _ledger(sandbox))
+    text = agents.read_bytes().decode()
+    assert text.count("engram:begin engram") == 1 and "version two" in text
+    assert text.startswith(original + "\r\n<!-- engram:begin engram -->\r\n")
+    agents.write_bytes((text + "\r\nUser notes after the block.\r\n").encode())
+    reverse("test", Scope.WORKSPACE, _ledger(sandbox))
+    assert agents.read_bytes().decode() == original + "\r\nUser notes after the block.\r\n"
+
+
+def test_forced_toml_replacement_is_undone_on_unlink(sandbox: Sandbox) -> None:
+    config = sandbox.home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    original = '[mcp_servers.engram]\ncommand = "mine"\n\n[profiles.x]\nmodel = "o3"\n'
+    config.write_text(original)
+    edit = SetValue(config, DocFormat.TOML, ("mcp_servers", "engram"), CODEX)
+    report = apply([_plan(sandbox, edit)], _ledger(sandbox))[0]
+    assert report.files[0].status == "conflict" and config.read_text() == original
+    apply([_plan(sandbox, edit)], _ledger(sandbox), force=True)
+    assert "[mcp_servers.engram.tools.engram_commit]" in config.read_text()
+    reverse("test", Scope.WORKSPACE, _ledger(sandbox))
+    # The user's value comes back (through tomlkit: the data, not every blank line).
+    restored = config.read_text()
+    assert tomllib.loads(restored) == tomllib.loads(original)
+    assert restored.split() == original.split()

@@ -17,7 +17,7 @@ from typing import Any
 
 from engram.store import observations, prompts, sessions
 from engram.store.db import Store
-from engram.store.records import Observation
+from engram.store.records import Observation, Prompt, Session
 
 DEFAULTS = {"sessions": 5, "prompts": 5, "pinned": 20, "observations": 10}
 SECTION_CEILING = 500
@@ -70,22 +70,16 @@ def build_context(
         "observations": section_size(observations_limit, "observations"),
     }
     with store.read() as conn:
-        recent_sessions = (
+        sections = _Sections(
             sessions.recent(conn, project=project, limit=sizes["sessions"])
             if sizes["sessions"] >= 0
-            else []
-        )
-        recent_prompts = (
+            else None,
             prompts.recent(conn, project=project, limit=sizes["prompts"])
             if sizes["prompts"] >= 0
-            else []
-        )
-        pinned = (
+            else None,
             observations.pinned(conn, project=project, scope=scope, limit=sizes["pinned"])
             if sizes["pinned"] >= 0
-            else []
-        )
-        recent = (
+            else None,
             observations.recent(
                 conn,
                 project=project,
@@ -94,33 +88,46 @@ def build_context(
                 exclude_pinned=sizes["pinned"] >= 0,
             )
             if sizes["observations"] >= 0
-            else []
+            else None,
         )
-    lines = [f"## Memory context — project: {project}" if project else "## Memory context"]
-    if sizes["sessions"] >= 0:
-        lines += ["", "### Recent Sessions"]
-        lines += [_session_line(s.id, s.started_at, s.ended_at, s.summary) for s in recent_sessions]
-        lines += [] if recent_sessions else ["- (none)"]
-    if sizes["prompts"] >= 0:
-        lines += ["", "### Recent Prompts"]
-        lines += [f"- {p.created_at}: {_preview(p.content, 160)}" for p in recent_prompts]
-        lines += [] if recent_prompts else ["- (none)"]
-    if sizes["pinned"] >= 0:
-        lines += ["", "### Pinned Observations"]
-        lines += [_observation_line(o, compact) for o in pinned] or ["- (none)"]
-    if sizes["observations"] >= 0:
-        lines += ["", "### Recent Observations"]
-        lines += [_observation_line(o, compact) for o in recent] or ["- (none)"]
-    text, truncated = fit_bytes("\n".join(lines) + "\n", max_bytes)
+    text, truncated = fit_bytes(sections.render(project, compact), max_bytes)
     return ContextResult(
         text,
         project,
         truncated,
-        len(recent_sessions),
-        len(recent_prompts),
-        len(pinned),
-        len(recent),
+        len(sections.sessions or ()),
+        len(sections.prompts or ()),
+        len(sections.pinned or ()),
+        len(sections.recent or ()),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Sections:
+    """The rows of each section (None: the section is omitted)."""
+
+    sessions: list[Session] | None
+    prompts: list[Prompt] | None
+    pinned: list[Observation] | None
+    recent: list[Observation] | None
+
+    def render(self, project: str | None, compact: bool) -> str:
+        lines = [f"## Memory context — project: {project}" if project else "## Memory context"]
+        if self.sessions is not None:
+            lines += ["", "### Recent Sessions"]
+            lines += [_session_line(s) for s in self.sessions] or ["- (none)"]
+        if self.prompts is not None:
+            lines += ["", "### Recent Prompts"]
+            lines += [f"- {p.created_at}: {_preview(p.content, 160)}" for p in self.prompts] or [
+                "- (none)"
+            ]
+        if self.pinned is not None:
+            lines += ["", "### Pinned Observations"]
+            lines += [_observation_line(o, compact) for o in self.pinned] or ["- (none)"]
+        if self.recent is not None:
+            lines += ["", "### Recent Observations"]
+            lines += [_observation_line(o, compact) for o in self.recent] or ["- (none)"]
+        return "\n".join(lines) + "\n"
 
 
 def _preview(text: str, limit: int) -> str:
@@ -128,10 +135,10 @@ def _preview(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-def _session_line(sid: str, started: str, ended: str | None, summary: str | None) -> str:
-    status = "ended" if ended else "active"
-    line = f"- {started} · {sid} ({status})"
-    return f"{line}: {_preview(summary, 160)}" if summary else line
+def _session_line(session: Session) -> str:
+    status = "ended" if session.ended_at else "active"
+    line = f"- {session.started_at} · {session.id} ({status})"
+    return f"{line}: {_preview(session.summary, 160)}" if session.summary else line
 
 
 def _observation_line(observation: Observation, compact: bool) -> str:

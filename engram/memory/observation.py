@@ -82,15 +82,7 @@ def update_observation(
     now = now or utc_now()
     limit = limit_bytes if limit_bytes and limit_bytes > 0 else content_limit()
     _check_find_replace(find, replace, content, limit)
-    changes: dict[str, object] = {}
-    if title is not None:
-        changes["title"] = clean(checks.require_title(title), limit).text
-    if type is not None:
-        changes["type"] = checks.check_type(type)
-    if scope is not None:
-        changes["scope"] = checks.check_scope(scope)
-    if topic_key is not None:
-        changes["topic_key"] = topic_key.strip() or None
+    changes = _field_changes(title, type, scope, topic_key, limit)
     body = clean(checks.require_content(content), limit) if content is not None else None
     replacements = 0
     with store.write() as conn:
@@ -119,6 +111,22 @@ def update_observation(
         original_bytes=body.original_bytes if body else 0,
         limit_bytes=limit,
     )
+
+
+def _field_changes(
+    title: str | None, type_: str | None, scope: str | None, topic_key: str | None, limit: int
+) -> dict[str, object]:
+    """The checked new values of the plain fields a caller passed."""
+    changes: dict[str, object] = {}
+    if title is not None:
+        changes["title"] = clean(checks.require_title(title), limit).text
+    if type_ is not None:
+        changes["type"] = checks.check_type(type_)
+    if scope is not None:
+        changes["scope"] = checks.check_scope(scope)
+    if topic_key is not None:
+        changes["topic_key"] = topic_key.strip() or None
+    return changes
 
 
 def _check_find_replace(

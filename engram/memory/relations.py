@@ -157,6 +157,33 @@ def judge(
     return judged
 
 
+def _check_reasoning(reasoning: str | None) -> str:
+    text = (reasoning or "").strip()
+    if not text or len(text) > MAX_REASONING_CHARS:
+        raise EngramError(
+            "memory.reasoning_required",
+            f"reasoning must be 1-{MAX_REASONING_CHARS} characters",
+            "explain the verdict in one short sentence",
+        )
+    return text
+
+
+def _same_project_pair(
+    conn: sqlite3.Connection, id_a: int, id_b: int
+) -> tuple[Observation, Observation]:
+    first, second = observations.get(conn, id_a), observations.get(conn, id_b)
+    if first is None or second is None:
+        raise checks.not_found(id_a if first is None else id_b)
+    if first.project != second.project:
+        raise EngramError(
+            "memory.cross_project_relation",
+            f"#{first.id} ({first.project}) and #{second.id} ({second.project}) "
+            "are in different projects",
+            "compare memories of the same project",
+        )
+    return first, second
+
+
 def compare(
     store: Store,
     memory_id_a: int,
@@ -176,13 +203,7 @@ def compare(
             ``memory.cross_project_relation``.
     """
     _check_verdict(relation, confidence)
-    reasoning = (reasoning or "").strip()
-    if not reasoning or len(reasoning) > MAX_REASONING_CHARS:
-        raise EngramError(
-            "memory.reasoning_required",
-            f"reasoning must be 1-{MAX_REASONING_CHARS} characters",
-            "explain the verdict in one short sentence",
-        )
+    reasoning = _check_reasoning(reasoning)
     if memory_id_a == memory_id_b:
         raise EngramError(
             "memory.self_relation",
@@ -190,16 +211,7 @@ def compare(
             "pass two different observation ids",
         )
     with store.write() as conn:
-        first, second = observations.get(conn, memory_id_a), observations.get(conn, memory_id_b)
-        if first is None or second is None:
-            raise checks.not_found(memory_id_a if first is None else memory_id_b)
-        if first.project != second.project:
-            raise EngramError(
-                "memory.cross_project_relation",
-                f"#{first.id} ({first.project}) and #{second.id} ({second.project}) "
-                "are in different projects",
-                "compare memories of the same project",
-            )
+        first, second = _same_project_pair(conn, memory_id_a, memory_id_b)
         existing = relations.find_pair(conn, first.sync_id, second.sync_id)
         if existing is None:
             existing = relations.insert(

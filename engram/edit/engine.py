@@ -47,6 +47,20 @@ class _Pending:
     dirs: list[str] = field(default_factory=list)
 
 
+class _Overlay:
+    """The files of one run as they will be: plans later in the run see earlier plans' edits
+    (``link all`` puts two hosts' blocks in one AGENTS.md), and each file is written once."""
+
+    def __init__(self) -> None:
+        self.disk: dict[Path, str | None] = {}
+        self.now: dict[Path, str | None] = {}
+
+    def read(self, path: Path) -> str | None:
+        if path not in self.disk:
+            self.disk[path] = self.now[path] = read_text(path)
+        return self.now[path]
+
+
 def apply(
     plans: Iterable[LinkPlan], ledger: Ledger, *, dry_run: bool = False, force: bool = False
 ) -> list[Report]:
@@ -63,18 +77,22 @@ def apply(
         ledger.refresh()
         reports: list[Report] = []
         pending: list[_Pending] = []
+        files_now = _Overlay()
         for plan in plans:
             link = ledger.link(plan.host, plan.scope.value, _root(plan), create=True)
             assert link is not None
             if plan.server_command is not None:
                 link.command = list(plan.server_command)
             link.version = __version__
-            files = [_plan_file(path, edits, ledger, link, force) for path, edits in _by_file(plan)]
+            files = [
+                _plan_file(path, edits, ledger, link, force, files_now)
+                for path, edits in _by_file(plan)
+            ]
             pending.extend(files)
             reports.append(Report(plan.host, plan.scope.value, [], list(plan.notices)))
             reports[-1].files = [_report(f, dry_run) for f in files]
         if not dry_run:
-            _commit(pending, ledger)
+            _commit(pending, ledger, files_now)
         else:
             ledger.refresh()
         return reports
@@ -100,21 +118,24 @@ def reverse(
         links = ledger.find_links(host, scope_name, None if root is None else str(root))
         report = Report(host, scope_name, [])
         pending: list[_Pending] = []
+        files_now = _Overlay()
         for link in links:
             for file, entries in _entries_by_file(link.entries):
-                pending.append(_reverse_file(file, entries, ledger, link, force))
+                pending.append(_reverse_file(file, entries, ledger, link, force, files_now))
         report.files = [_report(p, dry_run) for p in pending]
         if not links:
             report.notices.append(f"{host} ({scope_name}): not linked")
         if not dry_run:
-            _commit(pending, ledger)
+            _commit(pending, ledger, files_now)
         else:
             ledger.refresh()
         return report
 
 
-def _plan_file(path: Path, edits: list[Edit], ledger: Ledger, link: Link, force: bool) -> _Pending:
-    before = read_text(path)
+def _plan_file(
+    path: Path, edits: list[Edit], ledger: Ledger, link: Link, force: bool, files_now: _Overlay
+) -> _Pending:
+    before = files_now.read(path)
     item = _Pending(path, before, before, link=link)
     applied: list[Edit] = []
     for edit in edits:
@@ -137,6 +158,10 @@ def _plan_file(path: Path, edits: list[Edit], ledger: Ledger, link: Link, force:
         if isinstance(edit, OwnedFile):
             item.mode = edit.mode
     verify(path, before, item.after, applied)
+    files_now.now[path] = item.after
+    if files_now.disk[path] is None:  # Engram creates it in this run, whichever plan is first
+        for entry in item.put:
+            entry.created_file = True
     return item
 
 
@@ -173,10 +198,15 @@ def _drop_stale_items(
 
 
 def _reverse_file(
-    file: str, entries: list[Entry], ledger: Ledger, link: Link, force: bool
+    file: str,
+    entries: list[Entry],
+    ledger: Ledger,
+    link: Link,
+    force: bool,
+    files_now: _Overlay,
 ) -> _Pending:
     path = Path(file)
-    before = read_text(path)
+    before = files_now.read(path)
     item = _Pending(path, before, before, link=link)
     for entry in reversed(entries):
         users = ledger.others_using(link, entry)
@@ -184,6 +214,11 @@ def _reverse_file(
             item.forget.append(entry.identity())
             names = ", ".join(sorted({f"{u.host} ({u.scope})" for u in users}))
             item.notes.append(f"kept: also linked for {names}")
+            for other in users:  # the last link to go takes the file and folders with it
+                shared = other.find(entry.identity())
+                if shared is not None:
+                    shared.created_file = shared.created_file or entry.created_file
+                    shared.created_dirs = shared.created_dirs or entry.created_dirs
             continue
         step = reverse_entry(entry, item.after, force=force)
         item.after = step.text
@@ -192,40 +227,53 @@ def _reverse_file(
         if step.forget is not None:
             item.forget.append(step.forget)
             item.dirs.extend(entry.created_dirs)
+    files_now.now[path] = item.after
     return item
 
 
-def _commit(pending: list[_Pending], ledger: Ledger) -> None:
-    """Write every changed file, then the ledger (also when a write fails half-way)."""
+def _commit(pending: list[_Pending], ledger: Ledger, files_now: _Overlay) -> None:
+    """Write each changed file once, recording each file's entries right after it is written
+    (so a failure half-way leaves a ledger that matches the disk), then save the ledger."""
+    emptied: list[Path] = []
     try:
-        for item in pending:
-            if item.conflicts and item.after == item.before:
-                continue
-            if item.after != item.before:
-                _write(item)
-            assert item.link is not None
-            for identity in item.forget:
-                item.link.drop(identity)
-            for entry in item.put:
-                if item.dirs and not entry.created_dirs:
-                    entry.created_dirs = list(item.dirs)
-                item.link.put(entry)
-            if item.after is None or item.forget:
-                remove_empty_dirs([Path(d) for d in item.dirs])
+        for path, items in _by_path(pending).items():
+            disk, final = files_now.disk[path], files_now.now[path]
+            created: list[str] = []
+            if final != disk:
+                mode = next((i.mode for i in reversed(items) if i.mode is not None), None)
+                created = _write(path, disk, final, mode)
+            for item in items:
+                assert item.link is not None
+                for identity in item.forget:
+                    item.link.drop(identity)
+                for entry in item.put:
+                    if created and not entry.created_dirs:
+                        entry.created_dirs = list(created)
+                    item.link.put(entry)
+            emptied.extend(Path(d) for item in items for d in item.dirs)
     finally:
+        remove_empty_dirs(emptied)  # all at once: innermost first, across files
         ledger.prune()
         ledger.save()
 
 
-def _write(item: _Pending) -> None:
-    if item.after is None:
-        remove_path(item.path)
-        return
-    if item.before is None:
-        item.dirs = [str(d) for d in make_dirs(item.path.parent)]
-    write_atomic(item.path, item.after, item.mode, expect=item.before)
-    if item.mode is not None and item.before is not None:
-        item.path.chmod(item.mode)
+def _by_path(pending: list[_Pending]) -> dict[Path, list[_Pending]]:
+    groups: dict[Path, list[_Pending]] = {}
+    for item in pending:
+        groups.setdefault(item.path, []).append(item)
+    return groups
+
+
+def _write(path: Path, disk: str | None, final: str | None, mode: int | None) -> list[str]:
+    """Put ``final`` on disk (None deletes); return the folders created for it."""
+    if final is None:
+        remove_path(path)
+        return []
+    created = [str(d) for d in make_dirs(path.parent)] if disk is None else []
+    write_atomic(path, final, mode, expect=disk)
+    if mode is not None and disk is not None:
+        path.chmod(mode)
+    return created
 
 
 def _report(item: _Pending, dry_run: bool) -> FileReport:

@@ -262,3 +262,20 @@ def test_forced_toml_replacement_is_undone_on_unlink(sandbox: Sandbox) -> None:
     restored = config.read_text()
     assert tomllib.loads(restored) == tomllib.loads(original)
     assert restored.split() == original.split()
+
+
+def test_two_hosts_in_one_run_share_a_file_and_unlink_in_any_order(sandbox: Sandbox) -> None:
+    ws = sandbox.workspace
+    agents, skill = ws / "AGENTS.md", ws / ".agents" / "skills" / "m" / "SKILL.md"
+    codex = _plan(sandbox, ManagedBlock(agents, "engram", "Use Engram."), host="codex")
+    codex.edits.append(OwnedFile(skill, "skill\n"))
+    gemini = _plan(sandbox, ManagedBlock(agents, "notes", "Gemini notes."), host="gemini")
+    opencode = _plan(sandbox, ManagedBlock(agents, "engram", "Use Engram."), host="opencode")
+    opencode.edits.append(OwnedFile(skill, "skill\n"))
+    reports = apply([codex, gemini, opencode], _ledger(sandbox))
+    text = agents.read_text()
+    assert "Use Engram." in text and "Gemini notes." in text and text.count("begin engram") == 1
+    assert [r.files[0].status for r in reports] == ["created", "changed", "unchanged"]
+    for host in ("codex", "gemini", "opencode"):
+        reverse(host, Scope.WORKSPACE, _ledger(sandbox))
+    assert sorted(p.name for p in ws.iterdir()) == []

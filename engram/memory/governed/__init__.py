@@ -17,7 +17,7 @@ from engram.memory.governed.base import KnowledgeBase, open_knowledge_base
 from engram.memory.governed.commit import commit, select_numbers, write_candidates
 from engram.memory.governed.config import GovernedConfig, load_config
 from engram.memory.governed.health import status, status_text, verify
-from engram.memory.governed.load import fetch, load
+from engram.memory.governed.load import fetch, index_cards, load, most_used
 from engram.memory.governed.models import Candidate, CommitOutcome, LoadPack, Proposal, Route
 from engram.memory.governed.notes import promote, propose_note
 from engram.memory.governed.prefs import set_roles, set_rule_variant
@@ -41,8 +41,10 @@ __all__ = [
     "decline",
     "estimate_tokens",
     "fetch",
+    "index_cards",
     "load",
     "load_config",
+    "most_used",
     "open_knowledge_base",
     "promote",
     "propose",

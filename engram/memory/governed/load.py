@@ -191,3 +191,17 @@ def fetch(kb: KnowledgeBase, memory_id: str) -> LoadPack:
         tokens=estimate_tokens(text),
         budget_tokens=None,
     )
+
+
+def index_cards(kb: KnowledgeBase) -> str:
+    """``engram://index``: one card per visible memory, in load order of an empty task."""
+    _, routed = route_memories(kb, "", everything=True)
+    cards = [r.memory.card() for r in routed]
+    return "\n".join(cards) + "\n" if cards else "(no governed memory yet)\n"
+
+
+def most_used(kb: KnowledgeBase, limit: int) -> list[Memory]:
+    """The ``limit`` visible memories used most (loads + fetches), ties by id."""
+    if limit <= 0:
+        return []
+    return [Memory.from_row(r) for r in sql.top_by_usage(kb.conn, kb.project, kb.today(), limit)]

@@ -101,6 +101,8 @@ class EngramServer:
                 outcome = await outcome
         except EngramError as exc:
             return error_result(exc, diagnostics)
+        except MCPError:
+            raise  # a protocol error (e.g. a forged requestState) is a JSON-RPC error
         except Exception as exc:
             print(traceback.format_exc(), file=sys.stderr)
             return error_result(

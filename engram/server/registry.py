@@ -35,6 +35,7 @@ TOOL_MODULES: list[str] = [
     "engram.server.mem_tools.sessions",
     "engram.server.mem_tools.projects",
     "engram.server.mem_tools.curation",
+    "engram.server.governed",
 ]
 
 

@@ -1,8 +1,8 @@
 """The knowledge base a governed tool call works on: this process's store and workspace.
 
-The store is opened once per process, on the first governed call; the workspace is the
-server's working directory (hosts start ``engram-mcp`` in the project), and the project
-follows ``--project`` / ``ENGRAM_PROJECT`` / detection.
+The store is the one the ``mem_*`` tools use, opened once per process on first use; the
+workspace is the server's working directory (hosts start ``engram-mcp`` in the project), and
+the project follows ``--project`` / ``ENGRAM_PROJECT`` / detection.
 """
 
 from __future__ import annotations
@@ -10,18 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from engram.memory.governed import KnowledgeBase, load_config, resolve_workspace
+from engram.server.mem_tools.context import STATE
 from engram.server.options import current_options
 from engram.store.db import Store
 
-_store: Store | None = None
-
 
 def store() -> Store:
-    """The process's store, opened (and migrated) on first use."""
-    global _store
-    if _store is None:
-        _store = Store.open()
-    return _store
+    """The process's store (shared with the ``mem_*`` tools), opened on first use."""
+    return STATE.store()
 
 
 def knowledge_base() -> KnowledgeBase:

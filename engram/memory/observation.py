@@ -28,7 +28,8 @@ def get_observation(store: Store, obs_id: int) -> Observation:
     Raises:
         EngramError: ``memory.not_found`` (also for soft-deleted ones).
     """
-    observation = observations.get(store.connection, obs_id)
+    with store.read() as conn:
+        observation = observations.get(conn, obs_id)
     if observation is None:
         raise checks.not_found(obs_id)
     return observation

@@ -18,7 +18,8 @@ from engram.store.projects import MoveCounts, ProjectCounts
 
 def list_projects(store: Store) -> list[ProjectCounts]:
     """Every project with observation, session and prompt counts, most observations first."""
-    return projects.list_with_counts(store.connection)
+    with store.read() as conn:
+        return projects.list_with_counts(conn)
 
 
 @dataclass(frozen=True, slots=True)

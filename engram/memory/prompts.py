@@ -72,9 +72,10 @@ def save_prompt(
 
 def recent_prompts(store: Store, *, project: str | None, limit: int | None = None) -> list[Prompt]:
     """Newest prompts first (every project when ``project`` is None)."""
-    return prompts.recent(
-        store.connection, project=project, limit=clamp_limit(limit, DEFAULT_LIMIT, MAX_LIMIT)
-    )
+    with store.read() as conn:
+        return prompts.recent(
+            conn, project=project, limit=clamp_limit(limit, DEFAULT_LIMIT, MAX_LIMIT)
+        )
 
 
 def search_prompts(
@@ -86,9 +87,7 @@ def search_prompts(
         EngramError: ``memory.empty_query``, ``memory.bad_mode``.
     """
     query = build_query(text, mode)
-    return prompts.search(
-        store.connection,
-        query,
-        project=project,
-        limit=clamp_limit(limit, DEFAULT_LIMIT, MAX_LIMIT),
-    )
+    with store.read() as conn:
+        return prompts.search(
+            conn, query, project=project, limit=clamp_limit(limit, DEFAULT_LIMIT, MAX_LIMIT)
+        )

@@ -65,9 +65,8 @@ def list_due(
 ) -> list[ReviewItem]:
     """Observations whose review date has passed (all projects when ``project`` is None)."""
     limit = DEFAULT_REVIEW_LIMIT if limit <= 0 else min(limit, MAX_REVIEW_LIMIT)
-    due = observations.due_for_review(
-        store.connection, project=project, now=stamp(now), limit=limit
-    )
+    with store.read() as conn:
+        due = observations.due_for_review(conn, project=project, now=stamp(now), limit=limit)
     return [ReviewItem(obs, "needs_review") for obs in due]
 
 

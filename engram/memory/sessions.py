@@ -142,4 +142,5 @@ def save_session_summary(
 
 def recent_sessions(store: Store, *, project: str | None, limit: int = 5) -> list[Session]:
     """Newest sessions first (every project when ``project`` is None)."""
-    return sessions.recent(store.connection, project=project, limit=max(limit, 1))
+    with store.read() as conn:
+        return sessions.recent(conn, project=project, limit=max(limit, 1))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -62,6 +63,9 @@ class Store:
                 "check the file permissions or set ENGRAM_DATA_DIR to another absolute path",
             ) from exc
         self._conn.row_factory = sqlite3.Row
+        # One connection may serve several threads (an MCP server's worker pool): a
+        # transaction must not interleave with another thread's statements.
+        self._lock = threading.RLock()
         self._configure()
         if migrate_schema:
             _with_busy_retry(lambda: migrate(self._conn))
@@ -108,23 +112,25 @@ class Store:
     def write(self) -> Iterator[sqlite3.Connection]:
         """A write transaction: ``BEGIN IMMEDIATE``, commit on success, roll back on error."""
         conn = self._conn
-        _with_busy_retry(lambda: conn.execute("BEGIN IMMEDIATE"))
-        try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        _with_busy_retry(lambda: conn.execute("COMMIT"))
+        with self._lock:
+            _with_busy_retry(lambda: conn.execute("BEGIN IMMEDIATE"))
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            _with_busy_retry(lambda: conn.execute("COMMIT"))
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
         """A read transaction: every query inside sees one consistent snapshot."""
         conn = self._conn
-        conn.execute("BEGIN DEFERRED")
-        try:
-            yield conn
-        finally:
-            conn.execute("COMMIT")
+        with self._lock:
+            conn.execute("BEGIN DEFERRED")
+            try:
+                yield conn
+            finally:
+                conn.execute("COMMIT")
 
     def integrity_check(self) -> str:
         """``PRAGMA integrity_check`` — ``"ok"`` for a healthy database."""

@@ -145,3 +145,21 @@ def test_upgrade_from_first_schema_reindexes_live_rows_only(tmp_path: Path) -> N
         assert query is not None
         hits = search_observations(store.connection, query, project="p")
         assert [h.observation.title for h in hits] == ["kept walrus"]
+
+
+def test_threads_sharing_a_store_do_not_interleave_transactions(tmp_path: Path) -> None:
+    import threading
+
+    with Store.open(tmp_path) as store:
+
+        def writer(worker: int) -> None:
+            for n in range(50):
+                with store.write() as conn:
+                    observations.insert(conn, _obs(f"t{worker}-{n}", "x"), NOW)
+
+        threads = [threading.Thread(target=writer, args=(w,)) for w in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert observations.count_live(store.connection) == 200

@@ -153,3 +153,25 @@ def test_modern_era_tool_call_and_bare_legacy_tool_method(sandbox: Sandbox) -> N
     assert modern_result["structuredContent"]["data"]["result"]["action"] == "created"
     bare = answered.result(3)
     assert "T1" in bare["content"][0]["text"] and "structuredContent" not in bare
+
+
+def test_update_and_delete_assert_the_owner_and_the_current_project(sandbox: Sandbox) -> None:
+    lines = [
+        *initialize(1),
+        call(2, "mem_save", {"title": "Original", "content": "uses redis cache"}),
+        call(3, "mem_update", {"id": 1, "title": "Changed"}),
+        call(4, "mem_update", {"id": 1, "expected_project": "other", "title": "Changed"}),
+        call(
+            5,
+            "mem_update",
+            {"id": 1, "expected_project": "app", "find": "redis", "replace": "memcached"},
+        ),
+        call(6, "mem_delete", {"id": 1, "expected_project": "other"}),
+        call(7, "mem_get_observation", {"id": 1}),
+    ]
+    answered = run_server(sandbox, lines, "--project", "app")
+    assert answered.structured(3)["data"]["code"] == "server.missing_argument"
+    assert answered.structured(4)["data"]["code"] == "project.not_current"
+    assert answered.structured(5)["data"]["result"]["changed"] is True
+    assert answered.structured(6)["data"]["code"] == "memory.project_mismatch"
+    assert "uses memcached cache" in answered.result(7)["content"][0]["text"]

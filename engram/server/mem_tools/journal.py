@@ -3,9 +3,10 @@ mem_get_observation and mem_suggest_topic_key. Each is one call into engram.memo
 
 from __future__ import annotations
 
+from engram.errors import EngramError
 from engram.memory import observation as obs_ops
 from engram.memory import passive, prompts, save, sessions, topic
-from engram.memory.project import ProjectDetection
+from engram.memory.project import ProjectDetection, normalize_project_name
 from engram.server.envelope import ToolOutcome
 from engram.server.mem_tools.context import (
     STATE,
@@ -82,7 +83,22 @@ def run_save(call: ToolCall) -> ToolOutcome:
 
 
 def run_update(call: ToolCall) -> ToolOutcome:
-    """mem_update: fields or find/replace, asserting the caller's expected_project."""
+    """mem_update: fields or find/replace, asserting the caller's expected_project.
+
+    The assertion never widens what the call may touch: the current project (process override,
+    else the working directory) must be the asserted one too.
+    """
+    expected = normalize_project_name(call.get("expected_project")).name
+    current = write_project(None)
+    if current.project != expected:
+        raise EngramError(
+            "project.not_current",
+            f"mem_update changes memories of the current project {current.project!r}, "
+            f"not {expected!r}; nothing was changed",
+            "run the agent in that project's folder (or engram-mcp --project), then retry",
+            current_project=current.project,
+            expected_project=expected,
+        )
     result = obs_ops.update_observation(
         STATE.store(),
         call.get("id"),

@@ -56,3 +56,29 @@ def test_empty_input_exits_cleanly(sandbox: Sandbox) -> None:
     answered = run_server(sandbox, [])
     assert answered.returncode == 0
     assert answered.stdout == ""
+
+
+def test_a_piped_file_of_saves_is_fully_answered_and_written(sandbox: Sandbox) -> None:
+    import sqlite3
+    import subprocess
+
+    from tests.server.mcp_process import ENGRAM_MCP, call
+
+    requests = sandbox.root / "requests.jsonl"
+    lines = [*initialize(0)]
+    lines += [
+        call(n, "mem_save", {"title": f"Note {n}", "content": f"body {n}"}) for n in range(1, 81)
+    ]
+    requests.write_text("\n".join(lines) + "\n")
+    with requests.open("rb") as stdin:
+        proc = subprocess.run(
+            [ENGRAM_MCP], stdin=stdin, capture_output=True, env=sandbox.env(),
+            cwd=sandbox.workspace, timeout=120,
+        )  # fmt: skip
+    assert proc.returncode == 0
+    answers = [json.loads(line) for line in proc.stdout.decode().splitlines()]
+    assert sorted(a["id"] for a in answers) == list(range(81))
+    assert all(not a["result"].get("isError") for a in answers if a["id"])
+    db = next(sandbox.data_dir.glob("*.db"))
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT count(*) FROM observations").fetchone()[0] == 80

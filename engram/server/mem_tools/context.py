@@ -72,10 +72,25 @@ def cwd() -> Path:
 
 
 def known_projects() -> list[str]:
-    """Every project the store has rows for."""
+    """Every project the store has rows for (a full scan: used for error answers only)."""
     from engram.memory.projects import list_projects
 
     return [p.name for p in list_projects(STATE.store())]
+
+
+def is_known_project(name: str) -> bool:
+    """Whether any observation, session or prompt carries ``name`` (indexed, per call)."""
+    from engram.store.projects import counts_for
+
+    with STATE.store().read() as conn:
+        counts = counts_for(conn, name)
+    return counts.observations + counts.sessions + counts.prompts > 0
+
+
+def require_known_project(name: str) -> None:
+    """Refuse a project the store has never seen, listing ``available_projects``."""
+    if not is_known_project(name):
+        projects_id.require_known(name, known_projects())
 
 
 def read_project(explicit: str | None) -> ProjectDetection:
@@ -84,7 +99,7 @@ def read_project(explicit: str | None) -> ProjectDetection:
     named = explicit if explicit is not None else current_options().project
     if named is not None:
         detection = projects_id.resolve_project(named, here)
-        projects_id.require_known(detection.project, known_projects())
+        require_known_project(detection.project)
         if explicit is None:
             detection = _with_source(detection, "process_override")
         return detection
@@ -141,7 +156,7 @@ def _backed(
     choice_reason: str | None,
     token: str | None,
 ) -> bool:
-    if name == session_project or name in known_projects():
+    if name == session_project or is_known_project(name):
         return True
     detection = projects_id.detect_project(here)
     if detection.source == "config" and detection.project == name:

@@ -237,7 +237,7 @@ def report(size: int, saves: tuple[float, float], searches: list[dict[str, objec
     )
     print(
         "| term | project filter | matches | Engram p50 / p95 ms | raw ranked p50 / p95 ms"
-        " | p95 ratio vs ranked | raw first-10 p95 ms | p95 ratio vs first-10 |"
+        " | ratio vs ranked p50 / p95 | raw first-10 p50 / p95 ms | ratio vs first-10 p50 / p95 |"
     )
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for row in searches:
@@ -246,7 +246,8 @@ def report(size: int, saves: tuple[float, float], searches: list[dict[str, objec
         print(
             f"| {row['term']} | {row['filter']} | {row['matches']:,} |"
             f" {ours[0]:.2f} / {ours[1]:.2f} | {ranked[0]:.2f} / {ranked[1]:.2f} |"
-            f" {ours[1] / ranked[1]:.2f} | {first[1]:.2f} | {ours[1] / first[1]:.2f} |"
+            f" {ours[0] / ranked[0]:.2f} / {ours[1] / ranked[1]:.2f} |"
+            f" {first[0]:.2f} / {first[1]:.2f} | {ours[0] / first[0]:.1f} / {ours[1] / first[1]:.1f} |"
         )
     sys.stdout.flush()
 

@@ -74,13 +74,25 @@ def _context(
     env: Mapping[str, str],
 ) -> str:
     """Record what the moment records, and build the context it injects ("" for none)."""
-    if event.moment in (Moment.START, Moment.AFTER_COMPACT):
+    if event.moment is Moment.START:
+        sweep_stale(state_path(memory.data_dir, event.host, "x").parent)
+    context = _injection(memory, event, project, state, env)
+    # Bookkeeping after the pack, so the pack does not list the session that just started.
+    if event.moment is not Moment.PROMPT or event.prompt.strip():
         memory.start_session(event.session_id, project, event.cwd)
-        if event.moment is Moment.START:
-            sweep_stale(state_path(memory.data_dir, event.host, "x").parent)
     if event.moment is Moment.PROMPT and event.prompt.strip():
-        memory.start_session(event.session_id, project, event.cwd)
         memory.record_prompt(event.session_id, project, event.prompt)
+    return context
+
+
+def _injection(
+    memory: Memory,
+    event: HookEvent,
+    project: str,
+    state: SessionState,
+    env: Mapping[str, str],
+) -> str:
+    """The pack (start, after compaction) or only what changed (prompt); "" for none."""
     if not can_inject(event.host, event.name):
         return ""
     full = event.moment is not Moment.PROMPT or state.compacted or state.project != project
@@ -92,8 +104,7 @@ def _context(
         compacted = event.moment is Moment.AFTER_COMPACT or state.compacted
         state.compacted = False
         return f"{AFTER_COMPACTION}\n\n{pack}" if compacted and pack else pack
-    delta, newest = memory.changes_since(
-        project, state.shown_upto, _budget(env, "ENGRAM_HOOK_DELTA_BYTES", DEFAULT_DELTA_BYTES)
-    )
+    budget = _budget(env, "ENGRAM_HOOK_DELTA_BYTES", DEFAULT_DELTA_BYTES)
+    delta, newest = memory.changes_since(project, state.shown_upto, budget)
     state.shown_upto = max(state.shown_upto, newest)
     return delta

@@ -8,10 +8,10 @@ session starts. A missing or damaged file is the same as a fresh session.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,9 +34,17 @@ class SessionState:
 
 
 def state_path(data_dir: Path, host: str, session_id: str) -> Path:
-    """Where the state of ``session_id`` lives (the id is hashed: hosts pick its characters)."""
-    digest = hashlib.sha256(session_id.encode("utf-8", "replace")).hexdigest()[:32]
-    return data_dir / "hooks" / host / f"{digest}.json"
+    """Where the state of ``session_id`` lives.
+
+    Hosts pick the id's characters: anything but letters, digits, ``-`` and ``_`` is written as
+    hex, and very long ids are cut (with a checksum of the rest) to keep the name short.
+    """
+    safe = "".join(
+        c if c.isascii() and (c.isalnum() or c in "-_") else f".{ord(c):x}" for c in session_id
+    )
+    if len(safe) > 96:
+        safe = f"{safe[:80]}.{zlib.crc32(safe.encode()):08x}.{len(safe)}"
+    return data_dir / "hooks" / host / f"{safe or 'none'}.json"
 
 
 def load_state(path: Path) -> SessionState:

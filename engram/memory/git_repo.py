@@ -15,7 +15,6 @@ import contextlib
 import json
 import os
 import re
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -164,6 +163,8 @@ def read_binding(repo: GitRepo) -> str | None:
 def write_binding(repo: GitRepo, label: str) -> None:
     """Create this clone's binding (private to the user), atomically; never overwrite one."""
     path = repo.common_dir / BINDING_FILE
+    import secrets  # only when writing a binding: keeps hashlib/random off the hook path
+
     payload = {"format": BINDING_FORMAT, "id": secrets.token_hex(16), "label": label}
     temp = path.with_name(f".{BINDING_FILE}.{os.getpid()}.{secrets.token_hex(4)}")
     try:

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engram.errors import EngramError
 from engram.memory.clock import stamp, utc_now
 from engram.memory.redaction import clean, content_limit
-from engram.memory.save import SaveResult, draft_observation, write_draft
 from engram.store import sessions
 from engram.store.db import Store
 from engram.store.records import Session
+
+if TYPE_CHECKING:  # save pulls in relations, topics and search: not on the hook path
+    from engram.memory.save import SaveResult
 
 SUMMARY_TYPE = "session_summary"
 
@@ -130,6 +132,8 @@ def save_session_summary(
         EngramError: ``memory.empty_content``, ``memory.unknown_session``,
             ``memory.session_project_mismatch``.
     """
+    from engram.memory.save import draft_observation, write_draft
+
     draft = draft_observation(
         title=f"Session summary: {project}", content=content, type=SUMMARY_TYPE
     )

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from dataclasses import dataclass
-from importlib import resources
+from pathlib import Path
 
 from engram.errors import EngramError
 
@@ -33,7 +33,9 @@ class Migration:
 def available_migrations() -> list[Migration]:
     """Every migration shipped in the package, ordered by version (duplicates are an error)."""
     found: dict[int, Migration] = {}
-    folder = resources.files("engram.store").joinpath("migrations")
+    # A plain folder listing: importlib.resources would pull in zipfile, tempfile, bz2, lzma...
+    # on every open, and the hook path opens the store on each call.
+    folder = Path(__file__).with_name("migrations")
     for entry in folder.iterdir():
         match = _NAME.match(entry.name)
         if not match:

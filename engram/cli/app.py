@@ -27,6 +27,7 @@ COMMAND_MODULES: list[str] = [
     "governed",
     "link",
     "doctor",
+    "upgrade",
     "mcp",
 ]
 

@@ -74,7 +74,8 @@ def test_the_printed_claude_command_registers_engram_for_the_user(hosts: Hosts) 
 
 
 def test_claude_starts_the_server_with_always_load(hosts: Hosts) -> None:
-    hosts.engram("link", "claude", "--always-load")
+    # --always-load only applies without Engram's Claude hooks (they inject context already)
+    hosts.engram("link", "claude", "--always-load", "--no-hooks")
     shown = hosts.host("claude", "mcp", "get", "engram")
     out = shown.stdout + shown.stderr
     assert "Args: --always-load" in out, out

@@ -21,11 +21,13 @@ from jsonc_docs import KEYS, PROPERTY, VALUES, documents, paths_into
 from engram.edit.jsonc.document import (
     add_to_list,
     load,
+    parse,
     remove_from_list,
     remove_value,
     same,
     set_value,
 )
+from engram.edit.jsonc.tree import Node
 from engram.errors import EngramError
 
 ENGRAM = {"type": "stdio", "command": "engram-mcp", "args": ["--tools", "all"], "env": {}}
@@ -86,6 +88,37 @@ def test_strict_json_stays_strict(case: Any) -> None:
     assert same(json.loads(new.removeprefix("\ufeff")), expected)
     if new != text:
         assert remove_value(new, path, undo) == text
+
+
+def _trailing_commas(text: str) -> int:
+    def count(node: Node) -> int:
+        own = 1 if node.children and node.commas[-1] >= 0 else 0
+        return own + sum(count(child.node) for child in node.children)
+
+    root = parse(text)
+    return 0 if root is None else count(root)
+
+
+@settings(PROPERTY)
+@given(set_cases())
+def test_strict_mode_adds_no_trailing_comma_to_any_document(case: Any) -> None:
+    text, data, path, value = case
+    if _expected_after_set(data, path, value) is None:
+        return
+    new, undo = set_value(text, path, value, strict=True)
+    assert _trailing_commas(new) <= _trailing_commas(text)
+    if undo.replaced_text is None:  # a replaced value takes its own comments with it
+        assert _comments_of(new) == _comments_of(text)
+    if new != text:
+        assert remove_value(new, path, undo) == text
+
+
+def _comments_of(text: str) -> list[str]:
+    from engram.edit.jsonc.scanner import Tok, scan
+
+    body = text.removeprefix("\ufeff")
+    kinds = (Tok.LINE_COMMENT, Tok.BLOCK_COMMENT)
+    return [body[t.start : t.end] for t in scan(body) if t.kind in kinds]
 
 
 @settings(PROPERTY)

@@ -13,7 +13,7 @@ from typing import Any
 from engram.edit.jsonc.layout import Layout, detect_layout, nest, render, render_member
 from engram.edit.jsonc.scanner import TRIVIA, JsoncSyntaxError, Tok, as_parse_error, scan
 from engram.edit.jsonc.splice import insert_last, line_indent, remove_child
-from engram.edit.jsonc.tree import Node, first_trailing_comma, parse_tree
+from engram.edit.jsonc.tree import Node, parse_tree
 from engram.edit.plan import JSONValue
 from engram.errors import EngramError
 
@@ -29,12 +29,14 @@ class Undo:
         container_text: the original inside of the empty container the first new key went into.
         replaced_text: the original text of a value that was replaced (restored on removal).
         blank_text: the original text of a document that was empty or whitespace.
+        comma_kept: strict JSON reused the user's trailing comma before the new member.
     """
 
     existing: int
     container_text: str | None = None
     replaced_text: str | None = None
     blank_text: str | None = None
+    comma_kept: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form for the ledger."""
@@ -48,24 +50,17 @@ class Undo:
             data.get("container_text"),
             data.get("replaced_text"),
             data.get("blank_text"),
+            data.get("comma_kept"),
         )
 
 
-def parse(text: str, where: str = "<text>", *, strict: bool = False) -> Node | None:
-    """The parse tree of ``text`` without its BOM (None when blank); ``edit.parse_error`` if bad.
-
-    ``strict`` (a host that reads strict JSON) also refuses trailing commas; comments are
-    accepted because some of those hosts allow them, but Engram never writes one.
-    """
+def parse(text: str, where: str = "<text>") -> Node | None:
+    """The parse tree of ``text`` without its BOM (None when blank); ``edit.parse_error`` if bad."""
     body = text.removeprefix(BOM)
     try:
-        root = parse_tree(body)
-        comma = -1 if root is None or not strict else first_trailing_comma(root)
-        if comma >= 0:
-            raise JsoncSyntaxError("trailing comma (this file must be strict JSON)", comma)
+        return parse_tree(body)
     except JsoncSyntaxError as err:
         raise as_parse_error(body, err, where) from None
-    return root
 
 
 def load(text: str, where: str = "<text>") -> JSONValue:
@@ -88,7 +83,7 @@ def set_value(
         raise EngramError("edit.bad_path", "cannot replace a whole document", "name a key path")
     bom = BOM if text.startswith(BOM) else ""
     body = text.removeprefix(BOM)
-    root = parse(body, where, strict=strict)
+    root = parse(body, where)
     layout = detect_layout(body, root, strict=strict)
     if root is None:
         member = render_member(path[0], nest(path[1:], value), layout.unit, layout, False)
@@ -98,9 +93,10 @@ def set_value(
     for depth, key in enumerate(path):
         child = node.member(key)
         if child is None:
-            new = _insert(body, node, key, nest(path[depth + 1 :], value), layout)
+            new = _insert(body, node, key, nest(path[depth + 1 :], value), layout, strict)
             interior = body[node.start + 1 : node.end - 1] if not node.children else None
-            return bom + new, Undo(depth, container_text=interior)
+            kept = _reuses_comma(node, strict)
+            return bom + new, Undo(depth, container_text=interior, comma_kept=kept)
         if depth == len(path) - 1:
             old = body[child.node.start : child.node.end]
             if same(child.node.to_value(), value):
@@ -116,7 +112,7 @@ def add_to_list(
     text: str, path: tuple[str, ...], item: JSONValue, *, strict: bool, where: str = "<text>"
 ) -> tuple[str, Undo | None]:
     """``text`` with ``item`` appended to the array at ``path`` (None Undo when already there)."""
-    root = parse(text, where, strict=strict)
+    root = parse(text, where)
     node = _walk(root, path)
     if node is None:
         return set_value(text, path, [item], strict=strict, where=where)
@@ -128,7 +124,8 @@ def add_to_list(
     body = text.removeprefix(BOM)
     layout = detect_layout(body, root, strict=strict)
     interior = body[node.start + 1 : node.end - 1] if not node.children else None
-    return bom + _insert(body, node, None, item, layout), Undo(len(path), container_text=interior)
+    undo = Undo(len(path), container_text=interior, comma_kept=_reuses_comma(node, strict))
+    return bom + _insert(body, node, None, item, layout, strict), undo
 
 
 def remove_value(
@@ -144,7 +141,8 @@ def remove_value(
         return text
     if undo is not None and undo.replaced_text is not None:
         return bom + body[: child.node.start] + undo.replaced_text + body[child.node.end :]
-    body = remove_child(body, parent, parent.children.index(child))
+    keep = undo is not None and bool(undo.comma_kept) and undo.existing == len(path) - 1
+    body = remove_child(body, parent, parent.children.index(child), keep_comma=keep)
     return bom + _tidy_created(body, path, undo, where)
 
 
@@ -169,7 +167,8 @@ def remove_from_list(
     matches = [i for i, child in enumerate(node.children) if same(child.node.to_value(), item)]
     if not matches:
         return text
-    body = remove_child(body, node, matches[-1])
+    keep = undo is not None and bool(undo.comma_kept) and undo.existing == len(path)
+    body = remove_child(body, node, matches[-1], keep_comma=keep)
     emptied = _walk(parse(body, where), path)
     if undo is None or emptied is None or emptied.children:
         return bom + body
@@ -206,7 +205,8 @@ def _tidy_created(body: str, path: tuple[str, ...], undo: Undo | None, where: st
         assert parent is not None
         member = parent.member(path[depth - 1])
         assert member is not None
-        body = remove_child(body, parent, parent.children.index(member))
+        keep = undo is not None and bool(undo.comma_kept) and depth - 1 == existing
+        body = remove_child(body, parent, parent.children.index(member), keep_comma=keep)
         depth -= 1
     if undo is None:
         return body
@@ -224,11 +224,18 @@ def _tidy_created(body: str, path: tuple[str, ...], undo: Undo | None, where: st
     return body
 
 
-def _insert(body: str, node: Node, key: str | None, value: JSONValue, layout: Layout) -> str:
+def _insert(
+    body: str, node: Node, key: str | None, value: JSONValue, layout: Layout, strict: bool
+) -> str:
     def entry(indent: str, inline: bool) -> str:
         return render_member(key, value, indent, layout, inline)
 
-    return insert_last(body, node, entry, layout.eol, layout.unit)
+    return insert_last(body, node, entry, layout.eol, layout.unit, strict=strict)
+
+
+def _reuses_comma(node: Node, strict: bool) -> bool | None:
+    """True when a strict insertion into ``node`` turns the user's trailing comma into ours."""
+    return True if strict and node.children and node.commas[-1] >= 0 else None
 
 
 def _walk(root: Node | None, path: tuple[str, ...]) -> Node | None:

@@ -15,8 +15,14 @@ from engram.edit.jsonc.tree import Node
 Renderer = Callable[[str, bool], str]
 
 
-def insert_last(text: str, node: Node, render: Renderer, eol: str, unit: str) -> str:
-    """``text`` with a new child appended to the container ``node``."""
+def insert_last(
+    text: str, node: Node, render: Renderer, eol: str, unit: str, *, strict: bool = False
+) -> str:
+    """``text`` with a new child appended to the container ``node``.
+
+    After a trailing comma the new child gets one too, except in ``strict`` JSON, where the
+    user's trailing comma becomes the separator and none is added.
+    """
     if not node.children:
         return _insert_first(text, node, render, eol, unit)
     last = node.children[-1]
@@ -31,7 +37,7 @@ def insert_last(text: str, node: Node, render: Renderer, eol: str, unit: str) ->
         indent = line_indent(text, last.start)
     entry = sep + render(indent, inline)
     if comma >= 0:
-        return text[:pos] + entry + "," + text[pos:]
+        return text[:pos] + entry + ("" if strict else ",") + text[pos:]
     end = last.node.end
     return text[:end] + "," + text[end:pos] + entry + text[pos:]
 
@@ -58,14 +64,20 @@ def _insert_first(text: str, node: Node, render: Renderer, eol: str, unit: str) 
     return text[:pos] + eol + outer + unit + entry + closing + text[pos:]
 
 
-def remove_child(text: str, node: Node, index: int) -> str:
-    """``text`` without child ``index`` of ``node`` (and the comma that went with it)."""
+def remove_child(text: str, node: Node, index: int, *, keep_comma: bool = False) -> str:
+    """``text`` without child ``index`` of ``node`` (and the comma that went with it).
+
+    ``keep_comma``: the comma before the last child was the user's trailing comma (a strict
+    JSON insertion reused it), so it stays.
+    """
     child = node.children[index]
     comma = node.commas[index]
     if index == len(node.children) - 1 and index > 0:
         prev_comma = node.commas[index - 1]
         start, _ = after_inline_comments(text, prev_comma + 1)
-        if comma >= 0:
+        if comma >= 0 or keep_comma:
+            if comma < 0:
+                return text[:start] + text[child.node.end :]
             return text[:start] + text[comma + 1 :]
         return text[:prev_comma] + text[prev_comma + 1 : start] + text[child.node.end :]
     if index == 0 and len(node.children) == 1:

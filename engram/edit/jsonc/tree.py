@@ -149,14 +149,3 @@ def _number(raw: str) -> int | float:
     if any(c in raw for c in ".eE"):
         return float(raw)
     return int(raw)
-
-
-def first_trailing_comma(node: Node) -> int:
-    """Offset of the first comma after a container's last child (``-1`` when there is none)."""
-    if node.children and node.commas[-1] >= 0:
-        return node.commas[-1]
-    for child in node.children:
-        found = first_trailing_comma(child.node)
-        if found >= 0:
-            return found
-    return -1

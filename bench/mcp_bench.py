@@ -186,7 +186,61 @@ def pct(values: list[float], q: float) -> float:
     return 1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def measure_cold_start(spawns: int, floor: list[str], env: dict[str, str], work: Path) -> None:
+    """Print spawn -> initialize answer for engram-mcp and the floor, alternating."""
+    engram_starts, floor_starts = [], []
+    engram_env = {**env, "ENGRAM_DATA_DIR": str(work / "home" / "e")}
+    for _ in range(spawns):
+        engram_starts.append(cold_start(ENGRAM_MCP, engram_env, work))
+        floor_starts.append(cold_start(floor, env, work))
+    e50, f50 = statistics.median(engram_starts) * 1000, statistics.median(floor_starts) * 1000
+    print(f"cold start (spawn -> initialize answer), {spawns} spawns each")
+    print(f"  engram-mcp  median {e50:7.1f} ms  p95 {pct(engram_starts, 0.95):7.1f} ms")
+    print(f"  SDK floor   median {f50:7.1f} ms  p95 {pct(floor_starts, 0.95):7.1f} ms")
+    print(f"  ratio (median) {e50 / f50:.3f}x   target <= 1.15x")
+
+
+def measure_round_trips(
+    size: int, calls: int, floor_calls: list[float], env: dict[str, str], work: Path
+) -> None:
+    """Print mem_search (by term band) and mem_save round trips on a store of ``size``."""
+    words, _ = vocabulary()
+    rng = random.Random(size)
+    project_dir = work / PROJECTS[0]
+    project_dir.mkdir(exist_ok=True)
+    live = Live(ENGRAM_MCP, {**env, "ENGRAM_DATA_DIR": str(build_store(size))}, project_dir)
+    live.call("mem_search", {"query": "warmup"})
+    searches: list[float] = []
+    by_band: dict[str, list[float]] = {name: [] for name in BANDS}
+    for n in range(calls):
+        # Very common, mid-frequency and rare vocabulary words in turn, one or two words.
+        name = list(BANDS)[n % len(BANDS)]
+        query = " ".join(rng.choices(words[BANDS[name] : BANDS[name] + 50], k=1 + n % 2))
+        elapsed = live.call("mem_search", {"query": query})
+        searches.append(elapsed)
+        by_band[name].append(elapsed)
+    saves = []
+    for n in range(calls):
+        title = f"Bench save {n} {rng.random()}"
+        arguments = {"title": title, "content": "**What** bench", "capture_prompt": False}
+        saves.append(live.call("mem_save", arguments))
+    live.close()
+    print(f"\n{size:,} observations ({len(PROJECTS)} projects, search filtered to one):")
+    for name, values in by_band.items():
+        print(
+            f"  mem_search {name:11s} p50 {pct(values, 0.5):6.2f} ms  p95 {pct(values, 0.95):6.2f} ms"
+        )
+    for label, values in (("mem_search", searches), ("mem_save", saves)):
+        p50, p95 = pct(values, 0.5), pct(values, 0.95)
+        print(
+            f"  {label:10s} p50 {p50:6.2f} ms  p95 {p95:6.2f} ms   "
+            f"vs floor p50 {p50 / pct(floor_calls, 0.5):5.2f}x  p95 "
+            f"{p95 / pct(floor_calls, 0.95):5.2f}x"
+        )
+
+
 def main() -> None:
+    """Run the whole benchmark and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--spawns", type=int, default=15)
@@ -195,25 +249,10 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="engram-mcp-bench-"))
     floor = [sys.executable, str(work / "floor.py")]
     (work / "floor.py").write_text(FLOOR_SOURCE)
-    home = work / "home"
-    home.mkdir()
-    env = {**os.environ, "HOME": str(home), "ENGRAM_NO_UPDATE_CHECK": "1"}
+    (work / "home").mkdir()
+    env = {**os.environ, "HOME": str(work / "home"), "ENGRAM_NO_UPDATE_CHECK": "1"}
     env.pop("ENGRAM_PROJECT", None)
-
-    engram_starts, floor_starts = [], []
-    for _ in range(args.spawns):
-        engram_starts.append(
-            cold_start(ENGRAM_MCP, {**env, "ENGRAM_DATA_DIR": str(home / "e")}, work)
-        )
-        floor_starts.append(cold_start(floor, env, work))
-    e50, f50 = statistics.median(engram_starts) * 1000, statistics.median(floor_starts) * 1000
-    print(f"cold start (spawn -> initialize answer), {args.spawns} spawns each")
-    print(f"  engram-mcp  median {e50:7.1f} ms  p95 {pct(engram_starts, 0.95):7.1f} ms")
-    print(f"  SDK floor   median {f50:7.1f} ms  p95 {pct(floor_starts, 0.95):7.1f} ms")
-    print(f"  ratio (median) {e50 / f50:.3f}x   target <= 1.15x")
-
-    words, _ = vocabulary()
-    rng = random.Random(1)
+    measure_cold_start(args.spawns, floor, env, work)
     floor_live = Live(floor, env, work)
     floor_calls = [floor_live.call("echo", {"text": "hello"}) for _ in range(args.calls)]
     floor_live.close()
@@ -222,45 +261,7 @@ def main() -> None:
         f"{pct(floor_calls, 0.95):6.2f} ms"
     )
     for size in (int(s) for s in args.sizes.split(",")):
-        data_dir = build_store(size)
-        project_dir = work / PROJECTS[0]
-        project_dir.mkdir(exist_ok=True)
-        live = Live(ENGRAM_MCP, {**env, "ENGRAM_DATA_DIR": str(data_dir)}, project_dir)
-        live.call("mem_search", {"query": "warmup"})
-        searches: list[float] = []
-        by_band: dict[str, list[float]] = {name: [] for name in BANDS}
-        for n in range(args.calls):
-            # Very common, mid-frequency and rare vocabulary words in turn, one or two words.
-            name = list(BANDS)[n % len(BANDS)]
-            start = BANDS[name]
-            query = " ".join(rng.choices(words[start : start + 50], k=1 + n % 2))
-            elapsed = live.call("mem_search", {"query": query})
-            searches.append(elapsed)
-            by_band[name].append(elapsed)
-        saves = [
-            live.call(
-                "mem_save",
-                {
-                    "title": f"Bench save {n} {rng.random()}",
-                    "content": "**What** bench",
-                    "capture_prompt": False,
-                },
-            )
-            for n in range(args.calls)
-        ]
-        live.close()
-        print(f"\n{size:,} observations ({len(PROJECTS)} projects, search filtered to one):")
-        for name, values in by_band.items():
-            print(
-                f"  mem_search {name:11s} p50 {pct(values, 0.5):6.2f} ms  p95 {pct(values, 0.95):6.2f} ms"
-            )
-        for label, values in (("mem_search", searches), ("mem_save", saves)):
-            p50, p95 = pct(values, 0.5), pct(values, 0.95)
-            print(
-                f"  {label:10s} p50 {p50:6.2f} ms  p95 {p95:6.2f} ms   "
-                f"vs floor p50 {p50 / pct(floor_calls, 0.5):5.2f}x  p95 "
-                f"{p95 / pct(floor_calls, 0.95):5.2f}x"
-            )
+        measure_round_trips(size, args.calls, floor_calls, env, work)
     shutil.rmtree(work, ignore_errors=True)
 
 

@@ -28,13 +28,12 @@ def listed(hosts: Hosts, host: str) -> str:
     return done.stdout + done.stderr
 
 
-@pytest.mark.parametrize("host", ["claude", "gemini", "opencode"])
-def test_workspace_link_connects_and_unlink_forgets(hosts: Hosts, host: str) -> None:
-    hosts.engram("link", host)
-    out = listed(hosts, host)
-    assert CONNECTED[host].search(out), out
-    hosts.engram("unlink", host)
-    assert "engram" not in listed(hosts, host)
+def test_claude_workspace_link_connects_and_unlink_forgets(hosts: Hosts) -> None:
+    hosts.engram("link", "claude")
+    out = listed(hosts, "claude")
+    assert CONNECTED["claude"].search(out), out
+    hosts.engram("unlink", "claude")
+    assert "engram" not in listed(hosts, "claude")
 
 
 @pytest.mark.parametrize("host", ["gemini", "opencode"])
@@ -80,3 +79,30 @@ def test_claude_starts_the_server_with_always_load(hosts: Hosts) -> None:
     out = shown.stdout + shown.stderr
     assert "Args: --always-load" in out, out
     assert "✔ Connected" in out, out
+
+
+USER_CONFIGS = {
+    "gemini": (
+        ".gemini/settings.json",
+        '{\r\n\t// my settings\r\n\t"ui": {"theme": "GitHub"},\r\n\t"mcpServers": {}\r\n}\r\n',
+    ),
+    "opencode": (
+        "opencode.jsonc",
+        '{\n  // OpenCode 2 layout, trailing commas\n  "$schema": "https://opencode.ai/config.json",\n'
+        '  "mcp": {\n    "servers": {},\n  },\n}\n',
+    ),
+}
+
+
+@pytest.mark.parametrize("host", sorted(USER_CONFIGS))
+def test_the_host_reads_what_link_wrote_into_a_users_own_config(hosts: Hosts, host: str) -> None:
+    rel, text = USER_CONFIGS[host]
+    config = hosts.sandbox.workspace / rel
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_bytes(text.encode())
+    hosts.engram("link", host)
+    out = listed(hosts, host)
+    assert CONNECTED[host].search(out), out
+    hosts.engram("unlink", host)
+    assert config.read_bytes() == text.encode()
+    assert "engram" not in listed(hosts, host)

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from engram.edit import read_document
+from engram.edit.plan import DocFormat
 from engram.testing import Sandbox
 
 REPO = Path(__file__).resolve().parents[2]
@@ -104,10 +106,11 @@ def test_concurrent_links_never_leave_a_half_written_file(user: Unprivileged) ->
     assert any(code == 0 for code, _ in results), results
     for code, err in results:
         assert code == 0 or "error: " in err  # a loser says why, in one line
-    text = settings.read_text()
-    assert (
-        text.startswith('{\n  // mine\n  "theme": "dark",\n') and text.count('"engram":') == 1
-    )  # the MCP entry (hooks name "engram" too)
+    assert settings.read_text().startswith('{\n  // mine\n  "theme": "dark",\n')
+    document = read_document(settings, DocFormat.JSONC)
+    assert isinstance(document, dict) and list(document["mcpServers"]) == ["engram"]
+    for event, groups in document.get("hooks", {}).items():
+        assert len(groups) == 1, f"{event} hook added {len(groups)} times"
     code, out = user.run("unlink", "all")
     assert code == 0, out
     assert settings.read_text() == original

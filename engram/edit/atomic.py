@@ -54,15 +54,25 @@ def make_dirs(folder: Path) -> list[Path]:
     return list(reversed(missing))
 
 
-def write_atomic(path: Path, text: str, mode: int | None = None, expect: str | None = None) -> None:
+class _NoCheck:
+    """Marker: the caller does not ask for a changed-since-read check."""
+
+
+NO_CHECK = _NoCheck()
+
+
+def write_atomic(
+    path: Path, text: str, mode: int | None = None, expect: str | _NoCheck | None = NO_CHECK
+) -> None:
     """Replace ``path`` with ``text`` atomically.
 
     Args:
         path: the file; its folder must exist.
         text: the new content (written as UTF-8, line endings as given).
         mode: permission bits for a new file (an existing file keeps its own mode).
-        expect: the text the file held when the change was computed; if the file changed
-            since (another writer), nothing is written and ``edit.changed_underneath`` raised.
+        expect: the text the file held when the change was computed (None: it did not
+            exist); if the file changed since (another writer), nothing is written and
+            ``edit.changed_underneath`` is raised. Leave it out to skip the check.
     """
     existing = path.exists()
     if existing and not os.access(path, os.W_OK):
@@ -81,7 +91,7 @@ def write_atomic(path: Path, text: str, mode: int | None = None, expect: str | N
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
-        if read_text(path) != expect and expect is not None:
+        if not isinstance(expect, _NoCheck) and read_text(path) != expect:
             raise EngramError(
                 "edit.changed_underneath",
                 f"{path} changed while Engram was editing it; nothing was written",

@@ -27,7 +27,6 @@ from engram.edit.plan import (
     AddToList,
     DocFormat,
     Edit,
-    JSONValue,
     ManagedBlock,
     OwnedFile,
     RemoveBlock,
@@ -240,8 +239,3 @@ def _describe(entry: Entry) -> str:
     if entry.kind == JSON_LIST_ITEM:
         return f"the entry in {'.'.join(entry.path)}"
     return ".".join(entry.path)
-
-
-def value_of(edit: SetValue | AddToList) -> JSONValue:
-    """The value an edit writes (the item, for a list)."""
-    return edit.value if isinstance(edit, SetValue) else edit.item

@@ -279,3 +279,15 @@ def test_two_hosts_in_one_run_share_a_file_and_unlink_in_any_order(sandbox: Sand
     for host in ("codex", "gemini", "opencode"):
         reverse(host, Scope.WORKSPACE, _ledger(sandbox))
     assert sorted(p.name for p in ws.iterdir()) == []
+
+
+def test_a_file_created_by_someone_else_meanwhile_is_not_overwritten(sandbox: Sandbox) -> None:
+    from engram.edit.atomic import write_atomic
+
+    target = sandbox.workspace / "new.json"
+    target.write_text('{"theirs": 1}\n')
+    with pytest.raises(EngramError) as caught:
+        write_atomic(target, "{}\n", expect=None)  # we computed it as missing
+    assert caught.value.code == "edit.changed_underneath"
+    assert target.read_text() == '{"theirs": 1}\n'
+    assert [p.name for p in sandbox.workspace.iterdir()] == ["new.json"]

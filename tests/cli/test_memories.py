@@ -343,3 +343,33 @@ def test_delete_prompt_and_only_empty_sessions(sandbox: Sandbox, cli: Run) -> No
     one_line_error(cli("delete", "session", "s-empty"))
     assert dump(sandbox)["sessions"] == [] and dump(sandbox)["user_prompts"] == []
     assert cli("delete", "session").returncode == 2
+
+
+def test_save_follows_init_config_then_environment_then_flag(sandbox: Sandbox, cli: Run) -> None:
+    ok(cli("init", "Pinned-Name"))
+    by_config = as_json(cli("save", "A", "from config", "--json"))
+    by_env = as_json(cli("save", "B", "from env", "--json", env={"ENGRAM_PROJECT": "env-proj"}))
+    by_flag = as_json(
+        cli(
+            "save",
+            "C",
+            "from flag",
+            "--project",
+            "flag-proj",
+            "--json",
+            env={"ENGRAM_PROJECT": "x"},
+        )
+    )
+    assert [by_config["project"], by_env["project"], by_flag["project"]] == [
+        "pinned-name",
+        "env-proj",
+        "flag-proj",
+    ]
+
+
+def test_an_ambiguous_directory_needs_a_project(sandbox: Sandbox, cli: Run) -> None:
+    for name in ("api", "web"):
+        (sandbox.workspace / name / ".git").mkdir(parents=True)
+    error = one_line_error(cli("save", "T", "c"))
+    assert "api" in error and "web" in error
+    assert as_json(cli("save", "T", "c", "--project", "api", "--json"))["project"] == "api"

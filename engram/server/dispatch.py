@@ -69,7 +69,7 @@ async def serve_both_eras(
     ) -> dict[str, Any]:
         if is_enveloped(params):
             return await _serve_modern(server, engram, outbound, dctx, method, params)
-        if method in engram.tools:
+        if _is_bare_tool(engram, method):
             return await _bare_tool_call(engram, method, params)
         return await legacy.on_request(dctx, method, params)
 
@@ -90,7 +90,7 @@ async def _serve_modern(
     route = classify_inbound_request({"method": method, "params": params})
     if isinstance(route, InboundLadderRejection):
         raise MCPError(code=route.code, message=route.message, data=route.data)
-    if method in _MODERN_REFUSED or method in engram.tools:
+    if method in _MODERN_REFUSED or _is_bare_tool(engram, method):
         raise MCPError(
             code=METHOD_NOT_FOUND,
             message=f"Method not found: {method} is not a 2026-07-28 method",
@@ -107,6 +107,12 @@ async def _serve_modern(
         connection=connection,
         lifespan_state={},
     )
+
+
+def _is_bare_tool(engram: EngramServer, method: str) -> bool:
+    """A tool name used as the method. MCP methods never qualify (they hold a "/" or are
+    ``initialize`` / ``ping``), so the handshake never waits for the tool modules to load."""
+    return "/" not in method and method not in _MODERN_REFUSED and method in engram.tools
 
 
 async def _bare_tool_call(

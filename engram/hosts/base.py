@@ -161,7 +161,29 @@ class McpHost(Host):
         return plan
 
     def doctor(self, ctx: HostContext) -> list[Finding]:
-        """Is Engram registered for this scope, and is the entry what link would write?"""
+        """Is Engram registered for this scope, is the entry what link would write, and does
+        more than one of the host's candidate config files exist?"""
+        return [*self.registration_findings(ctx), *self.candidate_findings(ctx)]
+
+    def candidate_findings(self, ctx: HostContext) -> list[Finding]:
+        """``host.<name>.configs`` (warn) when several candidate config files exist."""
+        target = self.mcp.get(ctx.scope)
+        found = [ctx.path(c) for c in target.candidates if ctx.path(c).exists()] if target else []
+        if len(found) < 2:
+            return []
+        names = ", ".join(str(path) for path in found)
+        return [
+            Finding(
+                f"host.{self.name}.configs",
+                Severity.WARN,
+                f"{self.title} has several config files ({names}); Engram uses the first",
+                str(found[0]),
+                "keep one of them, so you and the host agree on which one counts",
+            )
+        ]
+
+    def registration_findings(self, ctx: HostContext) -> list[Finding]:
+        """``host.<name>.registered``: missing (warn), different (warn), unreadable (fail)."""
         code = f"host.{self.name}.registered"
         target = self.mcp.get(ctx.scope)
         if target is None:

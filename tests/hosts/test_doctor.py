@@ -63,3 +63,16 @@ def test_skipped_scope_is_a_skip_and_claude_global_reads_claude_json(
         '{"mcpServers": {"engram": {"command": "engram-mcp"}}}'
     )
     assert find_host("claude").doctor(context(Scope.GLOBAL))[0].severity is Severity.PASS
+
+
+def test_every_antigravity_config_found_is_listed(sandbox: Sandbox, context: MakeContext) -> None:
+    for rel in (".gemini/config/mcp_config.json", ".gemini/antigravity/mcp_config.json"):
+        (sandbox.home / rel).parent.mkdir(parents=True)
+        (sandbox.home / rel).write_text('{"mcpServers": {}}')
+    findings = find_host("antigravity").doctor(context(Scope.GLOBAL))
+    (several,) = [f for f in findings if f.code == "host.antigravity.configs"]
+    assert several.severity is Severity.WARN
+    assert (
+        "config/mcp_config.json" in several.message
+        and "antigravity/mcp_config.json" in several.message
+    )

@@ -8,6 +8,7 @@ diff per file) and writes nothing.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,7 @@ from engram.edit.plan import AddToList, Edit, LinkPlan, OwnedFile, RemoveFromLis
 from engram.edit.report import FileReport, Report, status_of, unified_diff
 from engram.edit.steps import apply_edit, reverse_entry
 from engram.edit.verify import verify
+from engram.errors import EngramError
 
 LOCK_NAME = "links.lock"
 
@@ -234,6 +236,14 @@ def _reverse_file(
 def _commit(pending: list[_Pending], ledger: Ledger, files_now: _Overlay) -> None:
     """Write each changed file once, recording each file's entries right after it is written
     (so a failure half-way leaves a ledger that matches the disk), then save the ledger."""
+    if not os.access(ledger.path.parent, os.W_OK):
+        # Checked first: a file written without its ledger entry could never be unlinked.
+        raise EngramError(
+            "edit.unwritable",
+            f"cannot write the link ledger in {ledger.path.parent}: permission denied",
+            "make Engram's data dir writable (or set ENGRAM_DATA_DIR), then retry",
+            file=str(ledger.path),
+        )
     emptied: list[Path] = []
     try:
         for path, items in _by_path(pending).items():

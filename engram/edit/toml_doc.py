@@ -19,9 +19,12 @@ from engram.edit.jsonc.document import same
 from engram.edit.plan import JSONValue
 from engram.errors import EngramError
 
+BOM = "\ufeff"
+
 
 def load(text: str, where: str = "<text>") -> dict[str, Any]:
     """The plain data of a TOML document; ``edit.parse_error`` (file, line, column) if bad."""
+    text = text.removeprefix(BOM)
     data: dict[str, Any] = _parse(text, where).unwrap()
     return data
 
@@ -40,6 +43,9 @@ def set_value(
     text: str, path: tuple[str, ...], value: JSONValue, where: str = "<text>"
 ) -> tuple[str, str | None]:
     """``text`` with ``value`` at ``path``, and the exact text appended (None if not appended)."""
+    if text.startswith(BOM):  # tomlkit does not read a BOM: edit the body, keep the mark
+        new, appended = set_value(text[1:], path, value, where)
+        return BOM + new, appended
     data = load(text, where)
     expected = _with(data, path, value)
     if isinstance(value, dict) and _absent(data, path):
@@ -71,6 +77,8 @@ def remove_value(
     Parent tables left empty by the removal are removed too when they had no header of their
     own (the implicit ``mcp_servers`` of ``[mcp_servers.engram]``).
     """
+    if text.startswith(BOM):
+        return BOM + remove_value(text[1:], path, appended, where)
     data = load(text, where)
     if _absent(data, path):
         return text

@@ -152,3 +152,19 @@ def test_concurrent_links_never_interleave(base: Path, run: Runner, sandbox: San
     assert set(servers) == {"other"} | winners  # type: ignore[arg-type]
     ledger = json.loads((base / "data" / "links.json").read_text())
     assert {link["host"] for link in ledger["links"]} == winners
+
+
+def test_a_data_dir_that_cannot_take_the_ledger_stops_before_any_write(
+    base: Path, run: Runner
+) -> None:
+    file = _config(base)
+    data = base / "data"
+    data.mkdir()
+    (data / "links.lock").write_text("")
+    (data / "links.lock").chmod(0o666)
+    _own(data, data / "links.lock")
+    data.chmod(0o555)
+    result = run(file)
+    assert result.returncode == 1 and "[edit.unwritable]" in result.stderr
+    assert "ledger" in result.stderr
+    assert file.read_text() == ORIGINAL

@@ -291,3 +291,16 @@ def test_a_file_created_by_someone_else_meanwhile_is_not_overwritten(sandbox: Sa
     assert caught.value.code == "edit.changed_underneath"
     assert target.read_text() == '{"theirs": 1}\n'
     assert [p.name for p in sandbox.workspace.iterdir()] == ["new.json"]
+
+
+def test_toml_with_a_bom_round_trips(sandbox: Sandbox) -> None:
+    config = sandbox.home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    original = '\ufeff# codex\r\nmodel = "o3"\r\n'
+    config.write_bytes(original.encode())
+    edit = SetValue(config, DocFormat.TOML, ("mcp_servers", "engram"), CODEX)
+    apply([_plan(sandbox, edit)], _ledger(sandbox))
+    text = config.read_bytes().decode()
+    assert text.startswith(original + "\r\n[mcp_servers.engram]\r\n")
+    reverse("test", Scope.WORKSPACE, _ledger(sandbox))
+    assert config.read_bytes().decode() == original

@@ -146,3 +146,9 @@ def test_replacing_then_removing_restores_the_old_value_text() -> None:
     new, undo = set_value(text, ("mcpServers", "engram"), SERVER, strict=False)
     assert load(new) == {"mcpServers": {"engram": SERVER}}
     assert remove_value(new, ("mcpServers", "engram"), undo) == text
+
+
+def test_absurdly_deep_nesting_is_a_parse_error_not_a_crash() -> None:
+    with pytest.raises(EngramError) as caught:
+        load("[" * 20000 + "]" * 20000)
+    assert caught.value.code == "edit.parse_error"

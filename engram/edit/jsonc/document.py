@@ -61,6 +61,9 @@ def parse(text: str, where: str = "<text>") -> Node | None:
         return parse_tree(body)
     except JsoncSyntaxError as err:
         raise as_parse_error(body, err, where) from None
+    except RecursionError:
+        too_deep = JsoncSyntaxError("values nested too deeply to edit safely", 0)
+        raise as_parse_error(body, too_deep, where) from None
 
 
 def load(text: str, where: str = "<text>") -> JSONValue:

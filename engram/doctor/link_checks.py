@@ -126,4 +126,30 @@ def _command_finding(label: str, program: str, minimal: str, ctx: DoctorContext)
     )
 
 
-CHECKS: list[Check] = [check_entries, check_pins]
+def check_host_registrations(ctx: DoctorContext) -> Iterator[Finding]:
+    """Each linked host's own check of its registration (``host.<name>.registered``...)."""
+    from engram.edit.plan import Scope
+    from engram.hosts.command import resolve_server_command
+    from engram.hosts.context import HostContext
+    from engram.hosts.registry import all_hosts
+
+    hosts = all_hosts()
+    server = resolve_server_command(ctx.env)
+    seen: set[tuple[str, str]] = set()
+    for link in _links(ctx):
+        host = hosts.get(link.host)
+        if host is None or (link.host, link.scope) in seen:
+            continue
+        seen.add((link.host, link.scope))
+        hctx = HostContext(
+            scope=Scope(link.scope),
+            home=ctx.home,
+            workspace=ctx.workspace,
+            data_dir=resolve_data_dir(ctx.env),
+            server=server,
+            env=ctx.env,
+        )
+        yield from host.doctor(hctx)
+
+
+CHECKS: list[Check] = [check_entries, check_pins, check_host_registrations]

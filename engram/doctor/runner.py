@@ -1,7 +1,8 @@
 """Run doctor's checks and gather a :class:`~engram.doctor.findings.Report`.
 
 A check is a callable ``check(ctx) -> Iterable[Finding]``. Built-in checks come from
-:func:`builtin_checks`. A check that raises becomes one ``fail`` finding (``doctor.check_crashed``): doctor itself
+:func:`builtin_checks`; plugins add theirs through the ``register_doctor_checks(register)``
+hook (:func:`plugin_checks`). A check that raises becomes one ``fail`` finding (``doctor.check_crashed``): doctor itself
 never crashes half-way through a report.
 """
 
@@ -58,6 +59,15 @@ def builtin_checks() -> list[Check]:
     return [*store_checks.CHECKS, *link_checks.CHECKS, *host_checks.CHECKS]
 
 
+def plugin_checks(env: Mapping[str, str] | None = None) -> list[Check]:
+    """Checks plugins add through the ``register_doctor_checks(register)`` hook."""
+    from engram.hosts.registry import plugin_manager
+
+    checks: list[Check] = []
+    plugin_manager(env).hook.register_doctor_checks(register=checks.append)
+    return checks
+
+
 def _run_one(check: Check, ctx: DoctorContext) -> list[Finding]:
     try:
         return list(check(ctx))
@@ -83,8 +93,8 @@ def matches(code: str, wanted: str) -> bool:
 def run_doctor(
     ctx: DoctorContext, checks: Iterable[Check] | None = None, only: str | None = None
 ) -> Report:
-    """Run ``checks`` (default: the built-in checks), keeping findings ``only`` selects."""
-    selected = list(checks) if checks is not None else builtin_checks()
+    """Run ``checks`` (default: built-in + plugin checks), keeping findings ``only`` selects."""
+    selected = list(checks) if checks is not None else [*builtin_checks(), *plugin_checks(ctx.env)]
     report = Report()
     for check in selected:
         for finding in _run_one(check, ctx):

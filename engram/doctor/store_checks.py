@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
+from pathlib import Path
 
 from engram.doctor.findings import Finding, Severity
 from engram.doctor.runner import Check, DoctorContext
@@ -81,4 +82,101 @@ def check_integrity(ctx: DoctorContext) -> Iterator[Finding]:
         )
 
 
-CHECKS: list[Check] = [check_data_dir, check_integrity]
+def check_fts(ctx: DoctorContext) -> Iterator[Finding]:
+    """``store.fts``: the full-text indexes hold exactly the live rows (search finds them)."""
+    from engram.store.datadir import DB_FILENAME, resolve_data_dir
+    from engram.store.db import Store
+    from engram.store.health import fts_problems
+
+    try:
+        db = resolve_data_dir(ctx.env) / DB_FILENAME
+    except EngramError:
+        return
+    if not db.exists():
+        yield Finding("store.fts", Severity.SKIP, "no database yet", str(db))
+        return
+    try:
+        store = Store(db, migrate_schema=False)
+        try:
+            problems = fts_problems(store.connection)
+        finally:
+            store.close()
+    except (EngramError, sqlite3.DatabaseError) as exc:
+        problems = [str(exc)]
+    if not problems:
+        yield Finding("store.fts", Severity.PASS, "full-text indexes match their tables", str(db))
+        return
+    for problem in problems:
+        yield Finding(
+            "store.fts",
+            Severity.FAIL,
+            problem,
+            str(db),
+            "stop Engram, back up engram.db, then rebuild the index: sqlite3 engram.db "
+            "\"INSERT INTO observations_fts(observations_fts) VALUES('rebuild')\"",
+        )
+
+
+def check_round_trip(ctx: DoctorContext) -> Iterator[Finding]:
+    """``store.round_trip``: save, search and hard-delete one observation in a scratch project.
+
+    Runs against the real store when it exists (the scratch project and its session are removed
+    again), else against a temporary one, so doctor never creates the user's database.
+    """
+    import os
+    import tempfile
+
+    from engram.store.datadir import DB_FILENAME, resolve_data_dir
+
+    try:
+        data_dir = resolve_data_dir(ctx.env)
+    except EngramError:
+        return
+    if (data_dir / DB_FILENAME).exists():
+        yield _round_trip(data_dir, os.urandom(6).hex())
+        return
+    with tempfile.TemporaryDirectory(prefix="engram-doctor-") as scratch:
+        yield _round_trip(Path(scratch), os.urandom(6).hex())
+
+
+def _round_trip(data_dir: Path, token: str) -> Finding:
+    from engram.memory.observation import delete_observation
+    from engram.memory.removal import delete_session
+    from engram.memory.save import default_session_id, save_observation
+    from engram.memory.search import search
+    from engram.store.db import Store
+
+    project, word = f"engram-doctor-{token}", f"doctorprobe{token}"
+    remedy = "run `engram doctor --check store` for the store's own findings; report a bug if clean"
+    try:
+        store = Store.open(data_dir)
+    except EngramError as exc:
+        return Finding("store.round_trip", Severity.FAIL, exc.message, str(data_dir), exc.remedy)
+    try:
+        saved = save_observation(
+            store, title=f"Doctor probe {word}", content=word, project=project, type="discovery"
+        )
+        hits = search(store, word, project=project)
+        delete_observation(store, saved.observation.id, expected_project=project, hard=True)
+        delete_session(store, default_session_id(project))
+        after = search(store, word, project=project)
+    except (EngramError, sqlite3.Error) as exc:
+        return Finding(
+            "store.round_trip", Severity.FAIL, f"round trip failed: {exc}", str(data_dir), remedy
+        )
+    finally:
+        store.close()
+    if [h.observation.id for h in hits] != [saved.observation.id] or after:
+        return Finding(
+            "store.round_trip",
+            Severity.FAIL,
+            "a saved observation was not found by search (or outlived its deletion)",
+            str(data_dir),
+            remedy,
+        )
+    return Finding(
+        "store.round_trip", Severity.PASS, "save -> search -> delete works", str(data_dir)
+    )
+
+
+CHECKS: list[Check] = [check_data_dir, check_integrity, check_fts, check_round_trip]

@@ -56,3 +56,48 @@ def test_corrupt_database_fails(sandbox: Sandbox) -> None:
         raw[offset] = (raw[offset] + 1) % 256
     db.write_bytes(bytes(raw))
     assert run(sandbox, "store.integrity") == [Severity.FAIL]
+
+
+def save_some(sandbox: Sandbox) -> Store:
+    from engram.memory.save import save_observation
+
+    store = Store.open(sandbox.data_dir)
+    for n in range(3):
+        save_observation(store, title=f"Fact {n}", content="body", project="p")
+    return store
+
+
+def test_fts_index_out_of_step_fails(sandbox: Sandbox) -> None:
+    store = save_some(sandbox)
+    store.close()
+    assert run(sandbox, "store.fts") == [Severity.PASS]
+    store = Store.open(sandbox.data_dir)
+    store.connection.execute(
+        "INSERT INTO observations_fts(observations_fts, rowid, title, content, tool_name, type,"
+        " project, topic_key, search_keys) SELECT 'delete', id, title, content, tool_name, type,"
+        " project, topic_key, search_keys FROM observations WHERE title = 'Fact 1'"
+    )
+    store.close()
+    assert run(sandbox, "store.fts") == [Severity.FAIL]
+
+
+def test_round_trip_leaves_no_trace(sandbox: Sandbox) -> None:
+    from engram.memory.projects import list_projects
+
+    save_some(sandbox).close()
+    before = (sandbox.data_dir / "engram.db").stat().st_size
+    assert run(sandbox, "store.round_trip") == [Severity.PASS]
+    store = Store.open(sandbox.data_dir)
+    try:
+        assert [p.name for p in list_projects(store)] == ["p"]
+        rows = store.connection.execute("SELECT count(*) FROM observations").fetchone()[0]
+        sessions = store.connection.execute("SELECT count(*) FROM sessions").fetchone()[0]
+    finally:
+        store.close()
+    assert (rows, sessions) == (3, 1)
+    assert before > 0
+
+
+def test_round_trip_without_a_database_does_not_create_one(sandbox: Sandbox) -> None:
+    assert run(sandbox, "store.round_trip") == [Severity.PASS]
+    assert not (sandbox.data_dir / "engram.db").exists()

@@ -148,3 +148,18 @@ def test_codex_loads_the_hooks_and_waits_for_trust(hosts: Hosts) -> None:
     assert set(answer) <= CODEX_KEYS | {"hookSpecificOutput"}
     assert set(answer["hookSpecificOutput"]) == {"hookEventName", "additionalContext"}
     assert "Codex sees this" in answer["hookSpecificOutput"]["additionalContext"]
+
+
+def test_codex_installs_the_engram_plugin_and_loads_its_hooks(hosts: Hosts) -> None:
+    from engram.assets import asset_path
+
+    (hosts.sandbox.home / ".codex").mkdir(exist_ok=True)
+    added = hosts.host("codex", "plugin", "marketplace", "add", str(asset_path("plugin", "codex")))
+    assert added.returncode == 0, added.stdout + added.stderr
+    installed = hosts.host("codex", "plugin", "add", "engram@engram")
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    listed = codex_hooks(hosts)
+    assert listed["errors"] == [] and listed["warnings"] == []
+    ours = [h for h in listed["hooks"] if h["pluginId"] == "engram@engram"]
+    assert {h["eventName"] for h in ours} == {"sessionStart", "userPromptSubmit", "postCompact"}
+    assert {h["command"] for h in ours} == {"engram hook codex"}

@@ -28,6 +28,7 @@ COMMAND_MODULES: list[str] = [
     "link",
     "doctor",
     "upgrade",
+    "hook",
     "mcp",
 ]
 

@@ -96,8 +96,15 @@ def run_doctor(
     """Run ``checks`` (default: built-in + plugin checks), keeping findings ``only`` selects."""
     selected = list(checks) if checks is not None else [*builtin_checks(), *plugin_checks(ctx.env)]
     report = Report()
+    seen: set[tuple[str, str, str]] = set()
     for check in selected:
         for finding in _run_one(check, ctx):
+            # One verdict per code and file: two checks may judge the same thing (the Gemini
+            # host and doctor's trust check), and a file with four hooks needs one "in place".
+            key = (finding.code, finding.file, finding.severity.value)
+            if finding.file and key in seen:
+                continue
+            seen.add(key)
             if only is None or matches(finding.code, only):
                 report.findings.append(finding)
     return report

@@ -137,3 +137,22 @@ def test_unknown_host_is_a_usage_error(sandbox: Sandbox) -> None:
     result = run_hook(sandbox, "notepad", "{}")
     assert result.returncode == 2
     assert b"claude" in result.stderr
+
+
+def test_help_lists_and_explains_the_hook_command(sandbox: Sandbox) -> None:
+    listed = subprocess.run(
+        [sys.executable, "-m", "engram.cli.entry", "--help"],
+        capture_output=True,
+        text=True,
+        env=sandbox.env(),
+        timeout=60,
+    )
+    assert "hook" in listed.stdout
+    explained = subprocess.run(
+        [sys.executable, "-m", "engram.cli.entry", "hook", "--help"],
+        capture_output=True,
+        text=True,
+        env=sandbox.env(),
+        timeout=60,
+    )
+    assert explained.returncode == 0 and "stdin" in explained.stdout

@@ -98,7 +98,8 @@ def search(
     query = build_query(text, mode)
     kind = checks.check_type(type) if type else None
     where = checks.check_scope(scope) if scope else None
-    with store.read() as conn:
+    # No snapshot needed: a row deleted between the statements is simply left out.
+    with store.locked() as conn:
         scored = search_observations(
             conn, query, project=project, type=kind, scope=where, limit=clamp_limit(limit)
         )

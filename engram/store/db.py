@@ -132,6 +132,13 @@ class Store:
             finally:
                 conn.execute("COMMIT")
 
+    @contextmanager
+    def locked(self) -> Iterator[sqlite3.Connection]:
+        """The connection for a few independent reads (no snapshot; each statement sees the
+        latest commit), kept from other threads' transactions. Cheaper than :meth:`read`."""
+        with self._lock:
+            yield self._conn
+
     def integrity_check(self) -> str:
         """``PRAGMA integrity_check`` — ``"ok"`` for a healthy database."""
         rows = self._conn.execute("PRAGMA integrity_check").fetchall()

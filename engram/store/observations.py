@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
-from engram.store.records import Observation, from_row, new_sync_id
+from engram.store.records import Observation, from_row, from_rows, new_sync_id
+
+# The record's columns, named: ``SELECT *`` would also compute the generated search_keys.
+_COLUMNS = ", ".join(f.name for f in fields(Observation))
 
 # Columns an update may change; everything else is store-managed.
 UPDATABLE_COLUMNS = frozenset(
@@ -66,7 +69,7 @@ def get(
     conn: sqlite3.Connection, obs_id: int, *, include_deleted: bool = False
 ) -> Observation | None:
     """The observation with ``obs_id`` (None if missing, or soft-deleted unless asked)."""
-    sql = "SELECT * FROM observations WHERE id = ?"
+    sql = f"SELECT {_COLUMNS} FROM observations WHERE id = ?"
     if not include_deleted:
         sql += " AND deleted_at IS NULL"
     row = conn.execute(sql, (obs_id,)).fetchone()
@@ -78,10 +81,10 @@ def get_many(conn: sqlite3.Connection, ids: list[int]) -> dict[int, Observation]
     if not ids:
         return {}
     marks = ",".join("?" * len(ids))
-    rows = conn.execute(
-        f"SELECT * FROM observations WHERE id IN ({marks}) AND deleted_at IS NULL", ids
+    cursor = conn.execute(
+        f"SELECT {_COLUMNS} FROM observations WHERE id IN ({marks}) AND deleted_at IS NULL", ids
     )
-    return {row["id"]: from_row(Observation, row) for row in rows}
+    return {obs.id: obs for obs in from_rows(Observation, cursor)}
 
 
 def find_duplicate(
@@ -96,7 +99,7 @@ def find_duplicate(
 ) -> Observation | None:
     """The newest live exact duplicate last seen at or after ``since``."""
     row = conn.execute(
-        "SELECT * FROM observations WHERE normalized_hash = ? AND project = ? AND scope = ?"
+        f"SELECT {_COLUMNS} FROM observations WHERE normalized_hash = ? AND project = ? AND scope = ?"
         " AND type = ? AND title = ? AND deleted_at IS NULL AND last_seen_at >= ?"
         " ORDER BY id DESC LIMIT 1",
         (normalized_hash, project, scope, type, title, since),
@@ -118,7 +121,7 @@ def find_topic(
 ) -> Observation | None:
     """The latest live observation with this project + scope + topic key."""
     row = conn.execute(
-        "SELECT * FROM observations WHERE project = ? AND scope = ? AND topic_key = ?"
+        f"SELECT {_COLUMNS} FROM observations WHERE project = ? AND scope = ? AND topic_key = ?"
         " AND deleted_at IS NULL ORDER BY id DESC LIMIT 1",
         (project, scope, topic_key),
     ).fetchone()
@@ -228,10 +231,10 @@ def recent(
     if exclude_pinned:
         where += " AND pinned = 0"
     rows = conn.execute(
-        f"SELECT * FROM observations WHERE {where} ORDER BY created_at DESC, id DESC LIMIT ?",
+        f"SELECT {_COLUMNS} FROM observations WHERE {where} ORDER BY created_at DESC, id DESC LIMIT ?",
         [*params, limit],
     )
-    return [from_row(Observation, row) for row in rows]
+    return from_rows(Observation, rows)
 
 
 def pinned(
@@ -240,11 +243,11 @@ def pinned(
     """Pinned live observations, most recently updated first."""
     where, params = _scope_filter(project, scope)
     rows = conn.execute(
-        f"SELECT * FROM observations WHERE {where} AND pinned = 1"
+        f"SELECT {_COLUMNS} FROM observations WHERE {where} AND pinned = 1"
         " ORDER BY updated_at DESC, id DESC LIMIT ?",
         [*params, limit],
     )
-    return [from_row(Observation, row) for row in rows]
+    return from_rows(Observation, rows)
 
 
 def due_for_review(
@@ -253,11 +256,11 @@ def due_for_review(
     """Live observations whose ``review_after`` has passed, oldest due first."""
     where, params = _scope_filter(project, None)
     rows = conn.execute(
-        f"SELECT * FROM observations WHERE {where} AND review_after IS NOT NULL"
+        f"SELECT {_COLUMNS} FROM observations WHERE {where} AND review_after IS NOT NULL"
         " AND review_after <= ? ORDER BY review_after, id LIMIT ?",
         [*params, now, limit],
     )
-    return [from_row(Observation, row) for row in rows]
+    return from_rows(Observation, rows)
 
 
 def session_neighbours(
@@ -266,12 +269,12 @@ def session_neighbours(
     """Up to ``before`` live observations preceding ``obs_id`` in its session, and ``after``
     following it, both in chronological order."""
     earlier = conn.execute(
-        "SELECT * FROM observations WHERE session_id = ? AND id < ? AND deleted_at IS NULL"
+        f"SELECT {_COLUMNS} FROM observations WHERE session_id = ? AND id < ? AND deleted_at IS NULL"
         " ORDER BY id DESC LIMIT ?",
         (session_id, obs_id, max(before, 0)),
     ).fetchall()
     later = conn.execute(
-        "SELECT * FROM observations WHERE session_id = ? AND id > ? AND deleted_at IS NULL"
+        f"SELECT {_COLUMNS} FROM observations WHERE session_id = ? AND id > ? AND deleted_at IS NULL"
         " ORDER BY id LIMIT ?",
         (session_id, obs_id, max(after, 0)),
     ).fetchall()

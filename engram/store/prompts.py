@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import fields
 
 from engram.store.fts import MatchQuery, rank_window
 from engram.store.records import Prompt, from_row, new_sync_id
+
+# The record's columns, named: ``SELECT *`` would also compute the generated search_keys.
+_COLUMNS = ", ".join(f.name for f in fields(Prompt))
 
 
 def insert(
@@ -22,7 +26,7 @@ def insert(
 
 def get(conn: sqlite3.Connection, prompt_id: int) -> Prompt | None:
     """The prompt with this id, or None."""
-    row = conn.execute("SELECT * FROM user_prompts WHERE id = ?", (prompt_id,)).fetchone()
+    row = conn.execute(f"SELECT {_COLUMNS} FROM user_prompts WHERE id = ?", (prompt_id,)).fetchone()
     return from_row(Prompt, row) if row else None
 
 
@@ -30,11 +34,12 @@ def recent(conn: sqlite3.Connection, *, project: str | None, limit: int = 10) ->
     """Newest prompts first (all projects when ``project`` is None)."""
     if project is None:
         rows = conn.execute(
-            "SELECT * FROM user_prompts ORDER BY created_at DESC, id DESC LIMIT ?", (limit,)
+            f"SELECT {_COLUMNS} FROM user_prompts ORDER BY created_at DESC, id DESC LIMIT ?",
+            (limit,),
         )
     else:
         rows = conn.execute(
-            "SELECT * FROM user_prompts WHERE project = ? ORDER BY created_at DESC, id DESC"
+            f"SELECT {_COLUMNS} FROM user_prompts WHERE project = ? ORDER BY created_at DESC, id DESC"
             " LIMIT ?",
             (project, limit),
         )
@@ -60,7 +65,7 @@ def search(
     marks = ",".join("?" * len(ids))
     rows = {
         row["id"]: from_row(Prompt, row)
-        for row in conn.execute(f"SELECT * FROM user_prompts WHERE id IN ({marks})", ids)
+        for row in conn.execute(f"SELECT {_COLUMNS} FROM user_prompts WHERE id IN ({marks})", ids)
     }
     return [rows[i] for i in ids if i in rows]
 

@@ -35,7 +35,12 @@ def search_observations(
     limit: int = 10,
 ) -> list[ScoredObservation]:
     """The best-ranked live observations matching ``query`` and the exact filters given."""
-    total = conn.execute("SELECT coalesce(max(id), 0) FROM observations").fetchone()[0]
+    # The collection size only feeds IDF, which a one-word query does not need.
+    total = (
+        conn.execute("SELECT coalesce(max(id), 0) FROM observations").fetchone()[0]
+        if len(query.terms) > 1
+        else 0
+    )
     ranked = rank_window(
         conn,
         "observations_fts",

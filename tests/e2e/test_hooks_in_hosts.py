@@ -163,3 +163,12 @@ def test_codex_installs_the_engram_plugin_and_loads_its_hooks(hosts: Hosts) -> N
     ours = [h for h in listed["hooks"] if h["pluginId"] == "engram@engram"]
     assert {h["eventName"] for h in ours} == {"sessionStart", "userPromptSubmit", "postCompact"}
     assert {h["command"] for h in ours} == {"engram hook codex"}
+
+
+def test_opencode_finds_the_memory_protocol_skill(hosts: Hosts) -> None:
+    hosts.engram("link", "opencode")
+    assert (hosts.sandbox.workspace / ".opencode" / "plugins" / "engram.js").is_file()
+    listed = hosts.host("opencode", "debug", "skill")
+    skills = {s["name"]: s for s in json.loads(listed.stdout[listed.stdout.index("[") :])}
+    assert "memory-protocol" in skills, listed.stdout[-2000:]
+    assert "compaction" in skills["memory-protocol"]["description"]

@@ -1,8 +1,9 @@
 """Relations between memories: conflict candidates surfaced on save, judged by the agent.
 
 - A save looks at the newest (at most 50) live observations of the same project and scope
-  whose titles share a meaningful word, and keeps those sharing at least half of them; each becomes a *pending* relation whose
-  ``sync_id`` is the ``judgment_id`` returned with the save (at most ``MAX_CANDIDATES``).
+  whose titles share a meaningful word, and keeps those sharing at least half of them; each
+  becomes a *pending* relation whose ``sync_id`` is the ``judgment_id`` returned with the
+  save (at most ``MAX_CANDIDATES``).
 - :func:`judge` records the agent's verdict on a pending relation (re-judging overwrites).
 - :func:`compare` records a verdict on any two memories of one project directly; the same
   ordered pair updates its row instead of adding another. Cross-project pairs are refused.

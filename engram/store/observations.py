@@ -99,9 +99,9 @@ def find_duplicate(
 ) -> Observation | None:
     """The newest live exact duplicate last seen at or after ``since``."""
     row = conn.execute(
-        f"SELECT {_COLUMNS} FROM observations WHERE normalized_hash = ? AND project = ? AND scope = ?"
-        " AND type = ? AND title = ? AND deleted_at IS NULL AND last_seen_at >= ?"
-        " ORDER BY id DESC LIMIT 1",
+        f"SELECT {_COLUMNS} FROM observations"
+        " WHERE normalized_hash = ? AND project = ? AND scope = ? AND type = ? AND title = ?"
+        " AND deleted_at IS NULL AND last_seen_at >= ? ORDER BY id DESC LIMIT 1",
         (normalized_hash, project, scope, type, title, since),
     ).fetchone()
     return from_row(Observation, row) if row else None
@@ -231,7 +231,8 @@ def recent(
     if exclude_pinned:
         where += " AND pinned = 0"
     rows = conn.execute(
-        f"SELECT {_COLUMNS} FROM observations WHERE {where} ORDER BY created_at DESC, id DESC LIMIT ?",
+        f"SELECT {_COLUMNS} FROM observations WHERE {where}"
+        " ORDER BY created_at DESC, id DESC LIMIT ?",
         [*params, limit],
     )
     return from_rows(Observation, rows)
@@ -269,13 +270,13 @@ def session_neighbours(
     """Up to ``before`` live observations preceding ``obs_id`` in its session, and ``after``
     following it, both in chronological order."""
     earlier = conn.execute(
-        f"SELECT {_COLUMNS} FROM observations WHERE session_id = ? AND id < ? AND deleted_at IS NULL"
-        " ORDER BY id DESC LIMIT ?",
+        f"SELECT {_COLUMNS} FROM observations"
+        " WHERE session_id = ? AND id < ? AND deleted_at IS NULL ORDER BY id DESC LIMIT ?",
         (session_id, obs_id, max(before, 0)),
     ).fetchall()
     later = conn.execute(
-        f"SELECT {_COLUMNS} FROM observations WHERE session_id = ? AND id > ? AND deleted_at IS NULL"
-        " ORDER BY id LIMIT ?",
+        f"SELECT {_COLUMNS} FROM observations"
+        " WHERE session_id = ? AND id > ? AND deleted_at IS NULL ORDER BY id LIMIT ?",
         (session_id, obs_id, max(after, 0)),
     ).fetchall()
     return (

@@ -39,8 +39,8 @@ def recent(conn: sqlite3.Connection, *, project: str | None, limit: int = 10) ->
         )
     else:
         rows = conn.execute(
-            f"SELECT {_COLUMNS} FROM user_prompts WHERE project = ? ORDER BY created_at DESC, id DESC"
-            " LIMIT ?",
+            f"SELECT {_COLUMNS} FROM user_prompts WHERE project = ?"
+            " ORDER BY created_at DESC, id DESC LIMIT ?",
             (project, limit),
         )
     return [from_row(Prompt, row) for row in rows]

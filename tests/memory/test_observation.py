@@ -64,7 +64,13 @@ def test_bad_updates_change_nothing(store: Store, kwargs: dict[str, str], code: 
     obs = _new(store)
     before = get_observation(store, obs)
     with pytest.raises(EngramError) as caught:
-        update_observation(store, obs, expected_project="acme", limit_bytes=200, **kwargs)  # type: ignore[arg-type]
+        update_observation(
+            store,
+            obs,
+            expected_project="acme",
+            limit_bytes=200,
+            **kwargs,  # type: ignore[arg-type]
+        )
     assert caught.value.code == code
     assert get_observation(store, obs) == before
 

@@ -304,3 +304,15 @@ def test_toml_with_a_bom_round_trips(sandbox: Sandbox) -> None:
     assert text.startswith(original + "\r\n[mcp_servers.engram]\r\n")
     reverse("test", Scope.WORKSPACE, _ledger(sandbox))
     assert config.read_bytes().decode() == original
+
+
+def test_unlink_dry_run_shows_the_diff_and_changes_nothing(sandbox: Sandbox) -> None:
+    _write_preexisting(sandbox.workspace)
+    apply([_full_plan(sandbox)], _ledger(sandbox))
+    linked = _snapshot(sandbox.workspace)
+    ledger_text = (sandbox.data_dir / "links.json").read_text()
+    report = reverse("test", Scope.WORKSPACE, _ledger(sandbox), dry_run=True)
+    assert _snapshot(sandbox.workspace) == linked
+    assert (sandbox.data_dir / "links.json").read_text() == ledger_text
+    assert '-    "engram": {' in report.diff and "+++ /dev/null" in report.diff
+    assert {f.status for f in report.files} == {"changed", "removed"}

@@ -13,6 +13,8 @@ Public API:
     find_active_by_norm_hash(conn, project, norm_hash) -> dict | None
     id_taken(conn, project, tier, memory_id) -> bool
     list_visible(conn, project, today) -> list[dict]   active durable + unexpired working
+    list_routable(conn, project, today, rowids) -> list[dict]   rules, notes and rowids
+    get_rows(conn, rowids) -> list[dict]
     list_all(conn) -> list[dict]
     fts_scores(conn, project, terms, limit) -> dict[int, float]   rowid -> bm25 (lower = better)
     bump_counter(conn, rowids, column)
@@ -171,6 +173,34 @@ def list_visible(conn: sqlite3.Connection, project: str, today: str) -> list[dic
         conn.execute(
             f"SELECT rowid, * FROM governed_memories WHERE {_VISIBLE} ORDER BY id, tier, project",
             (project, today),
+        )
+    )
+
+
+def list_routable(
+    conn: sqlite3.Connection, project: str, today: str, rowids: Iterable[int]
+) -> list[dict[str, Any]]:
+    """Visible rows a task can route to: every rule, every working note, and ``rowids``."""
+    ids = sorted(set(rowids))
+    marks = ", ".join("?" for _ in ids) or "NULL"
+    return _dicts(
+        conn.execute(
+            f"SELECT rowid, * FROM governed_memories WHERE {_VISIBLE} AND (type = 'rule' "
+            f"OR tier = 'working' OR rowid IN ({marks})) ORDER BY id, tier, project",
+            (project, today, *ids),
+        )
+    )
+
+
+def get_rows(conn: sqlite3.Connection, rowids: Iterable[int]) -> list[dict[str, Any]]:
+    """Rows by rowid, in rowid order."""
+    ids = sorted(set(rowids))
+    if not ids:
+        return []
+    marks = ", ".join("?" for _ in ids)
+    return _dicts(
+        conn.execute(
+            f"SELECT rowid, * FROM governed_memories WHERE rowid IN ({marks}) ORDER BY rowid", ids
         )
     )
 

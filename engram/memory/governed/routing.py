@@ -149,7 +149,12 @@ def route_memories(
     scores = sql.fts_scores(kb.conn, kb.project, today, task_terms(query))
     everything = everything or not query.strip()
     routed: list[tuple[tuple[object, ...], RoutedMemory]] = []
-    for row in sql.list_visible(kb.conn, kb.project, today):
+    rows = (
+        sql.list_visible(kb.conn, kb.project, today)
+        if everything
+        else sql.list_routable(kb.conn, kb.project, today, scores)
+    )
+    for row in rows:
         memory = Memory.from_row(row)
         if not role_allows(memory.roles, active_roles):
             continue

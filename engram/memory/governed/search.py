@@ -53,10 +53,8 @@ def search(
             row["title"],
             round(-scores[row["rowid"]], 4),
         )
-        for row in sql.list_visible(kb.conn, kb.project, today)
-        if row["rowid"] in scores
-        and (type is None or row["type"] == type)
-        and (scope is None or row["scope"] == scope)
+        for row in sql.get_rows(kb.conn, scores)
+        if (type is None or row["type"] == type) and (scope is None or row["scope"] == scope)
     ]
     hits.sort(key=lambda h: (-h.score, h.id, h.tier))
     return hits[:limit]

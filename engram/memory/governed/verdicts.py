@@ -52,9 +52,9 @@ def _related(kb: KnowledgeBase, candidate: Candidate) -> tuple[str, ...]:
     words = word_set(f"{candidate.title} {candidate.body}")
     scores = sql.fts_scores(kb.conn, kb.project, kb.today(), sorted(words), limit=50)
     related: set[str] = set()
-    for row in sql.list_visible(kb.conn, kb.project, kb.today()):
+    for row in sql.get_rows(kb.conn, scores):
         close = jaccard(words, word_set(f"{row['title']} {row['body']}")) >= RELATED_THRESHOLD
-        if row["rowid"] in scores and row["tier"] == "durable" and close:
+        if row["tier"] == "durable" and close:
             related.add(row["id"])
     return tuple(sorted(related))
 

@@ -325,23 +325,27 @@ def check_codex_hook_trust(ctx: DoctorContext) -> Iterator[Finding]:
         ) from exc
     state = _dig(config, "hooks", "state")
     state = state if isinstance(state, dict) else {}
+    pending: list[str] = []
+    trusted: list[str] = []
     for event, key in codex_engram_hooks(hooks_file, found[1]):
         record = state.get(key)
-        if isinstance(record, dict) and isinstance(record.get("trusted_hash"), str):
-            yield Finding(
-                "host.codex_hook_untrusted",
-                Severity.PASS,
-                f"Codex trusts the {event} hook",
-                str(hooks_file),
-            )
-        else:
-            yield Finding(
-                "host.codex_hook_untrusted",
-                Severity.WARN,
-                f"Codex will not run Engram's {event} hook until you trust it",
-                str(hooks_file),
-                "start `codex` and trust the engram hooks when it asks (or in /hooks)",
-            )
+        ok = isinstance(record, dict) and isinstance(record.get("trusted_hash"), str)
+        (trusted if ok else pending).append(event)
+    if pending:
+        yield Finding(
+            "host.codex_hook_untrusted",
+            Severity.WARN,
+            f"Codex will not run Engram's {', '.join(pending)} hook(s) until you trust them",
+            str(hooks_file),
+            "start `codex` and trust the engram hooks when it asks (or in /hooks)",
+        )
+    elif trusted:
+        yield Finding(
+            "host.codex_hook_untrusted",
+            Severity.PASS,
+            f"Codex trusts Engram's {', '.join(trusted)} hook(s)",
+            str(hooks_file),
+        )
 
 
 CHECKS: list[Check] = [

@@ -22,6 +22,13 @@ def list_projects(store: Store) -> list[ProjectCounts]:
         return projects.list_with_counts(conn)
 
 
+def is_known_project(store: Store, name: str) -> bool:
+    """Whether any observation (even soft-deleted), session or prompt carries ``name``."""
+    with store.read() as conn:
+        counts = projects.counts_for(conn, name)
+    return counts.observations + counts.sessions + counts.prompts > 0
+
+
 @dataclass(frozen=True, slots=True)
 class Stats:
     """Counts for one project (or every project when ``project`` is None)."""

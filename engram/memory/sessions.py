@@ -148,3 +148,17 @@ def recent_sessions(store: Store, *, project: str | None, limit: int = 5) -> lis
     """Newest sessions first (every project when ``project`` is None)."""
     with store.read() as conn:
         return sessions.recent(conn, project=project, limit=max(limit, 1))
+
+
+def get_session(store: Store, session_id: str) -> Session | None:
+    """One session by id, or None when the store has never seen it."""
+    with store.read() as conn:
+        return sessions.get(conn, session_id)
+
+
+def session_project(store: Store, session_id: str | None) -> str | None:
+    """The project a known session belongs to (None for no id or an unknown session)."""
+    if not session_id:
+        return None
+    session = get_session(store, session_id)
+    return session.project if session is not None else None

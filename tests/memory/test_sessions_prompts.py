@@ -84,3 +84,14 @@ def test_timeline_neighbours_in_session(store: Store) -> None:
     with pytest.raises(EngramError) as caught:
         timeline(store, ids[3], project="beta")
     assert caught.value.code == "memory.not_found"
+
+
+def test_session_lookup_and_known_project(store: Store) -> None:
+    from engram.memory.projects import is_known_project
+    from engram.memory.sessions import get_session, session_project
+
+    assert get_session(store, "s9") is None and session_project(store, "s9") is None
+    assert session_project(store, None) is None and not is_known_project(store, "acme")
+    start_session(store, "s9", project="acme")
+    assert session_project(store, "s9") == "acme" and is_known_project(store, "acme")
+    assert not is_known_project(store, "Acme")  # names are exact, not folded

@@ -80,11 +80,9 @@ def known_projects() -> list[str]:
 
 def is_known_project(name: str) -> bool:
     """Whether any observation, session or prompt carries ``name`` (indexed, per call)."""
-    from engram.store.projects import counts_for
+    from engram.memory.projects import is_known_project as known
 
-    with STATE.store().read() as conn:
-        counts = counts_for(conn, name)
-    return counts.observations + counts.sessions + counts.prompts > 0
+    return known(STATE.store(), name)
 
 
 def require_known_project(name: str) -> None:
@@ -210,13 +208,9 @@ def _ambiguous(detection: ProjectDetection, session_id: str) -> EngramError:
 
 
 def _session_project(session_id: str | None) -> str | None:
-    if not session_id:
-        return None
-    from engram.store import sessions
+    from engram.memory.sessions import session_project
 
-    with STATE.store().read() as conn:
-        session = sessions.get(conn, session_id)
-    return session.project if session is not None else None
+    return session_project(STATE.store(), session_id)
 
 
 def _with_source(detection: ProjectDetection, source: str) -> ProjectDetection:

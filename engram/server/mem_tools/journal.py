@@ -40,14 +40,9 @@ def _write_target(call: ToolCall) -> tuple[ProjectDetection, str | None]:
         call.get("recovery_token"),
     )
     recovering = call.get("project_choice_reason") == USER_SELECTED and call.get("project")
-    if recovering and session_id:
-        # Ambiguity recovery may register an unknown session for the chosen project.
-        from engram.store import sessions as session_rows
-
-        with STATE.store().read() as conn:
-            known = session_rows.get(conn, session_id) is not None
-        if not known:
-            sessions.start_session(STATE.store(), session_id, project=detection.project)
+    # Ambiguity recovery may register an unknown session for the chosen project.
+    if recovering and session_id and sessions.get_session(STATE.store(), session_id) is None:
+        sessions.start_session(STATE.store(), session_id, project=detection.project)
     return detection, session_id
 
 

@@ -1,7 +1,8 @@
 """Privacy and size rules applied to text before anything is stored.
 
 ``<private>...</private>`` spans become ``[REDACTED]`` (case-insensitive, across lines; an
-unclosed tag redacts to the end, so a forgotten closing tag never leaks a secret). The byte
+unclosed tag redacts to the end, so a forgotten closing tag never leaks a secret; nested spans
+redact up to the outer closing tag). The byte
 limit is applied *after* redaction, in UTF-8 bytes, and never cuts a character in half.
 """
 
@@ -16,14 +17,30 @@ REDACTED = "[REDACTED]"
 DEFAULT_LIMIT_BYTES = 100 * 1024
 LIMIT_ENV = "ENGRAM_MAX_CONTENT_BYTES"
 
-_PRIVATE = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<(/?)private>", re.IGNORECASE)
 
 
 def redact(text: str) -> str:
     """``text`` with every ``<private>...</private>`` span replaced by ``[REDACTED]``."""
     if "<" not in text:
         return text
-    return _PRIVATE.sub(REDACTED, text)
+    # Tags are counted, not paired lazily: a lazy match would end a nested span at the inner
+    # closing tag and leak what follows it.
+    kept: list[str] = []
+    depth = 0
+    pos = 0
+    for tag in _TAG.finditer(text):
+        if not tag.group(1):
+            if depth == 0:
+                kept.append(text[pos : tag.start()])
+            depth += 1
+        elif depth > 0:
+            depth -= 1
+            if depth == 0:
+                kept.append(REDACTED)
+                pos = tag.end()
+    kept.append(REDACTED if depth > 0 else text[pos:])
+    return "".join(kept)
 
 
 def truncate_utf8(text: str, limit_bytes: int) -> str:

@@ -13,6 +13,13 @@ def test_private_spans_are_redacted() -> None:
     assert redact(text) == f"key {REDACTED} and {REDACTED}."
 
 
+def test_nested_private_spans_redact_to_the_outer_close() -> None:
+    text = "a <private>x <private>y</private> TAIL</private> b"
+    assert redact(text) == f"a {REDACTED} b"
+    assert redact("<private>1<private>2</private>3") == REDACTED  # outer never closed
+    assert redact("stray </private> tag") == "stray </private> tag"
+
+
 def test_unclosed_private_tag_redacts_to_the_end() -> None:
     assert redact("token <private>sk-secret never closed") == f"token {REDACTED}"
 

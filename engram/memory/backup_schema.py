@@ -127,6 +127,7 @@ def validate(data: dict[str, Any], version: str, *, source: str) -> BackupRows:
         prompts=_records(data, "prompts", prompt_spec, source, required=True),
         relations=[] if legacy else _records(data, "relations", RELATION, source),
     )
+    _redact_private(rows)
     for kind, records in (("obs", rows.observations), ("prompt", rows.prompts)):
         for record in records:
             if not record["sync_id"]:
@@ -156,6 +157,28 @@ def validate(data: dict[str, Any], version: str, *, source: str) -> BackupRows:
                 source, f"relations[{index}].superseded_by_id {target} is not in the file"
             )
     return rows
+
+
+# A backup is input like any other: a hand-edited file must not store a <private> span.
+_REDACTED_FIELDS = {
+    "sessions": ("summary",),
+    "observations": ("title", "content"),
+    "prompts": ("content",),
+    "relations": ("reason", "evidence"),
+}
+
+
+def _redact_private(rows: BackupRows) -> None:
+    from engram.memory.redaction import redact
+
+    for kind, fields in _REDACTED_FIELDS.items():
+        for record in getattr(rows, kind):
+            for name in fields:
+                value = record[name]
+                if isinstance(value, str) and redact(value) != value:
+                    record[name] = redact(value)
+                    if name == "content" and kind == "observations":
+                        record["normalized_hash"] = None  # recomputed from the redacted text
 
 
 def _legacy_sync_id(kind: str, record: dict[str, Any]) -> str:

@@ -240,3 +240,36 @@ def test_legacy_rows_without_sync_ids_get_stable_ones(sandbox: Sandbox) -> None:
         rows = snapshot(store)
         assert rows["observations"][0]["sync_id"].startswith("obs-legacy-")
         assert rows["observations"][0]["normalized_hash"]
+
+
+def test_private_spans_in_a_backup_are_redacted_on_import(sandbox: Sandbox) -> None:
+    backup = {
+        "version": "0.2.0",
+        "sessions": [
+            {"id": "s-1", "project": "acme", "started_at": NOW, "summary": "<private>k1</private>"}
+        ],
+        "observations": [
+            {
+                "sync_id": "obs-p",
+                "session_id": "s-1",
+                "title": "Key <private>k2</private>",
+                "content": "token <private>k3</private> here",
+                "project": "acme",
+                "normalized_hash": "stale",
+                "created_at": NOW,
+            }
+        ],
+        "prompts": [
+            {"sync_id": "p-1", "session_id": "s-1", "content": "<private>k4", "created_at": NOW}
+        ],
+    }
+    with Store.open(sandbox.root / "b") as store:
+        import_backup(store, json.dumps(backup))
+        rows = snapshot(store)
+    assert not any(f"k{n}" in json.dumps(rows) for n in range(1, 5))
+    observation = rows["observations"][0]
+    assert (observation["title"], observation["content"]) == (
+        "Key [REDACTED]",
+        "token [REDACTED] here",
+    )
+    assert observation["normalized_hash"] != "stale"

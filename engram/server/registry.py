@@ -235,7 +235,7 @@ class ToolSpec:
                 f"arguments must be an object, got {_json_type(arguments)}",
                 "send the tool arguments as a JSON object",
             )
-        size = len(json.dumps(arguments, ensure_ascii=False, default=str).encode("utf-8"))
+        size = _utf8_size(arguments)
         if size > MAX_ARGUMENT_BYTES:
             raise EngramError(
                 "server.arguments_too_large",
@@ -327,3 +327,25 @@ def _json_type(value: Any) -> str:
 
 def _number(value: float) -> int | float:
     return int(value) if float(value).is_integer() else value
+
+
+def _utf8_size(arguments: dict[str, Any]) -> int:
+    """The arguments' UTF-8 size; a lone surrogate (valid JSON, invalid text) is refused."""
+    try:
+        return len(json.dumps(arguments, ensure_ascii=False, default=str).encode("utf-8"))
+    except UnicodeEncodeError:
+        # JSON's \\uD800 escapes decode to lone surrogates that no UTF-8 store can hold.
+        bad = next(
+            (k for k, v in arguments.items() if _has_surrogate(json.dumps(v, ensure_ascii=False))),
+            "?",
+        )
+        raise EngramError(
+            "server.bad_argument",
+            f"argument {bad!r} contains a lone UTF-16 surrogate, which is not valid text",
+            "send well-formed Unicode (pair every surrogate escape) and call the tool again",
+            argument=bad,
+        ) from None
+
+
+def _has_surrogate(text: str) -> bool:
+    return any("\ud800" <= ch <= "\udfff" for ch in text)

@@ -70,6 +70,15 @@ def main(argv: list[str] | None = None) -> int:
     except EngramError as exc:
         typer.echo(f"error: {exc.one_line()}", err=True)
         return 1
+    except UnicodeEncodeError:
+        # Non-UTF-8 bytes on the command line arrive as lone surrogates that SQLite cannot
+        # store; the write they were meant for never started.
+        typer.echo(
+            "error: an argument is not valid UTF-8 text; nothing was changed"
+            " — pass UTF-8 text (check the terminal's locale)",
+            err=True,
+        )
+        return 1
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     return 0

@@ -178,6 +178,9 @@ def test_bad_input_gives_one_line_and_changes_nothing(sandbox: Sandbox, cli: Run
     one_line_error(cli("timeline", "999"))
     unknown = one_line_error(cli("search", "foo", "--project", "nope"))
     assert "acme" in unknown
+    # Bytes that are not UTF-8 reach Python as lone surrogates (argv's surrogateescape).
+    assert "UTF-8" in one_line_error(cli("save", "bad \udcff", "x", "--project", "acme"))
+    assert "UTF-8" in one_line_error(cli("search", "\udcff\udcfefoo", "--project", "acme"))
 
     assert dump(sandbox) == before
 

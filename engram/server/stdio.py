@@ -87,6 +87,11 @@ class LineTransport:
         except ValueError as exc:
             self._write_error(None, PARSE_ERROR, f"Parse error: not valid JSON ({exc})")
             return None
+        if isinstance(raw, dict) and "id" in raw and "method" in raw and _raw_id(raw) is None:
+            # The SDK would read it as a notification and never answer it.
+            reason = 'Invalid Request: "id" must be a string or an integer'
+            self._write_error(None, INVALID_REQUEST, reason)
+            return None
         try:
             message: types.JSONRPCMessage = types.jsonrpc_message_adapter.validate_python(
                 raw, by_name=False

@@ -31,6 +31,18 @@ def test_json_that_is_not_json_rpc_is_an_invalid_request(sandbox: Sandbox) -> No
     assert answered.result(2) == {}
 
 
+def test_a_request_with_an_unusable_id_is_refused_not_dropped(sandbox: Sandbox) -> None:
+    # An id that is not a string or an integer must not turn the request into a notification.
+    bad_ids = [{"a": 1}, [1], 1.5, True, None]
+    lines = [*initialize(1)]
+    lines += [json.dumps({"jsonrpc": "2.0", "id": rid, "method": "ping"}) for rid in bad_ids]
+    answered = run_server(sandbox, [*lines, request(2, "ping")])
+    refused = [m for m in answered.messages if m["id"] is None]
+    assert [m["error"]["code"] for m in refused] == [-32600] * len(bad_ids)
+    assert all('"id"' in m["error"]["message"] for m in refused)
+    assert answered.result(2) == {}
+
+
 def test_notifications_get_no_response(sandbox: Sandbox) -> None:
     note = json.dumps({"jsonrpc": "2.0", "method": "notifications/whatever", "params": {}})
     lines = [*initialize(1), note, note, request(2, "ping")]

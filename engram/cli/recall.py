@@ -28,7 +28,9 @@ def search_command(
     match: Annotated[
         str, typer.Option("--match", help="all: every word must match; any: one is enough.")
     ] = "all",
-    limit: Annotated[int, typer.Option("--limit", help="Results (default 10, max 20).")] = 10,
+    limit: Annotated[
+        int, typer.Option("--limit", min=1, max=20, help="Results (default 10, max 20).")
+    ] = 10,
     as_json: JsonOption = False,
 ) -> None:
     """Search memories, best match first (title counts more than content)."""
@@ -65,7 +67,8 @@ def context_command(
     scope: Annotated[str | None, typer.Option("--scope", help="Only this scope.")] = None,
     compact: Annotated[bool, typer.Option("--compact", help="Titles only.")] = False,
     max_bytes: Annotated[
-        int, typer.Option("--max-bytes", help="Cap the text at this many bytes (0: no cap).")
+        int,
+        typer.Option("--max-bytes", min=0, help="Cap the text at this many bytes (0: no cap)."),
     ] = 0,
     sessions: Annotated[int, typer.Option("--sessions", help="0 default, -1 omit.")] = 0,
     prompts: Annotated[int, typer.Option("--prompts", help="0 default, -1 omit.")] = 0,
@@ -100,8 +103,12 @@ def context_command(
 
 def timeline_command(
     obs_id: Annotated[int, typer.Argument(help="The observation to centre on.")],
-    before: Annotated[int, typer.Option("--before", help="Earlier neighbours (max 50).")] = 5,
-    after: Annotated[int, typer.Option("--after", help="Later neighbours (max 50).")] = 5,
+    before: Annotated[
+        int, typer.Option("--before", min=0, max=50, help="Earlier neighbours (max 50).")
+    ] = 5,
+    after: Annotated[
+        int, typer.Option("--after", min=0, max=50, help="Later neighbours (max 50).")
+    ] = 5,
     project: ProjectOption = None,
     as_json: JsonOption = False,
 ) -> None:

@@ -207,6 +207,20 @@ def test_a_relative_data_dir_is_refused_before_anything_is_created(
     assert not (sandbox.workspace / "relative").exists()
 
 
+def test_out_of_range_numbers_are_usage_errors(cli: Run) -> None:
+    ok(cli("save", "Foo", "a foo note", "--project", "acme"))
+    for args in (
+        ("search", "foo", "--limit", "0"),
+        ("search", "foo", "--limit", "21"),
+        ("context", "--max-bytes", "-5"),
+        ("timeline", "1", "--before", "-1"),
+        ("timeline", "1", "--after", "51"),
+    ):
+        result = cli(*args, "--project", "acme")
+        assert result.returncode == 2, (args, result.stdout)
+        assert "Invalid value for" in result.stderr, args
+
+
 def test_project_and_all_together_is_a_usage_error(cli: Run) -> None:
     result = cli("search", "x", "--project", "acme", "--all")
     assert result.returncode == 2

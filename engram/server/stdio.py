@@ -87,6 +87,10 @@ class LineTransport:
         except ValueError as exc:
             self._write_error(None, PARSE_ERROR, f"Parse error: not valid JSON ({exc})")
             return None
+        except RecursionError:
+            # Thousands of nested brackets exhaust the decoder's stack; that must not end serving.
+            self._write_error(None, PARSE_ERROR, "Parse error: JSON nested too deeply")
+            return None
         if isinstance(raw, dict) and "id" in raw and "method" in raw and _raw_id(raw) is None:
             # The SDK would read it as a notification and never answer it.
             reason = 'Invalid Request: "id" must be a string or an integer'

@@ -17,6 +17,15 @@ def test_malformed_line_gets_parse_error_and_serving_continues(sandbox: Sandbox)
     assert answered.returncode == 0
 
 
+def test_deeply_nested_json_is_a_parse_error_not_a_crash(sandbox: Sandbox) -> None:
+    lines = [*initialize(1), "[" * 100_000, "[" * 50_000 + "]" * 50_000, request(2, "ping")]
+    answered = run_server(sandbox, lines)
+    parse_errors = [m for m in answered.messages if m.get("error", {}).get("code") == -32700]
+    assert len(parse_errors) == 2 and all(m["id"] is None for m in parse_errors)
+    assert answered.result(2) == {}
+    assert answered.returncode == 0
+
+
 def test_json_that_is_not_json_rpc_is_an_invalid_request(sandbox: Sandbox) -> None:
     lines = [
         json.dumps([1, 2]),

@@ -113,6 +113,12 @@ def parse_backup(text: str, *, source: str = "backup") -> tuple[str, backup_sche
             f"{source} is not JSON ({exc.msg} at line {exc.lineno})",
             "pass a file written by `engram export`",
         ) from exc
+    except RecursionError:
+        raise EngramError(
+            "backup.not_json",
+            f"{source} is not a backup (its JSON is nested too deeply to read)",
+            "pass a file written by `engram export`",
+        ) from None
     if not isinstance(data, dict):
         raise backup_schema.invalid(source, "the top level must be a JSON object")
     version = data.get("version")

@@ -177,6 +177,7 @@ def _corrupt_cases() -> list[tuple[str, str, str]]:
     cases.append(
         ("duplicate ids", json.dumps({**good, "observations": [obs, obs]}), "backup.invalid")
     )
+    cases.append(("nested too deeply", "[" * 100_000, "backup.not_json"))
     return cases
 
 

@@ -219,6 +219,8 @@ def read_project_config(path: Path) -> ProjectName:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise _config_error(path, f"it is not readable JSON ({exc})") from exc
+    except RecursionError:
+        raise _config_error(path, "its JSON is nested too deeply to read") from None
     name = data.get("project_name") if isinstance(data, dict) else None
     if not isinstance(name, str):
         raise _config_error(path, "it has no string `project_name`")

@@ -190,6 +190,10 @@ def test_invalid_config_fails_closed(sandbox: Sandbox) -> None:
     with pytest.raises(EngramError) as caught:
         detect_project(sandbox.workspace)
     assert caught.value.code == "project.bad_config"
+    config.write_text("[" * 100_000, encoding="utf-8")  # too deep for the JSON decoder
+    with pytest.raises(EngramError) as caught:
+        detect_project(sandbox.workspace)
+    assert caught.value.code == "project.bad_config"
 
 
 # --- resolution and guards -----------------------------------------------------------------

@@ -262,9 +262,29 @@ def _commit(pending: list[_Pending], ledger: Ledger, files_now: _Overlay) -> Non
                     item.link.put(entry)
             emptied.extend(Path(d) for item in items for d in item.dirs)
     finally:
-        remove_empty_dirs(emptied)  # all at once: innermost first, across files
+        removed = remove_empty_dirs(emptied)  # all at once: innermost first, across files
+        _hand_over_dirs([d for d in emptied if d not in removed], ledger)
         ledger.prune()
         ledger.save()
+
+
+def _hand_over_dirs(kept: list[Path], ledger: Ledger) -> None:
+    """Folders Engram created that still hold another link's file (``~/.gemini`` holding a
+    ``GEMINI.md`` two hosts share) pass to an entry inside them: the last to go removes them."""
+    for folder in kept:
+        if not folder.is_dir():
+            continue
+        heir = next(
+            (
+                entry
+                for link in ledger.links
+                for entry in link.entries
+                if Path(entry.file).is_relative_to(folder)
+            ),
+            None,
+        )
+        if heir is not None and str(folder) not in heir.created_dirs:
+            heir.created_dirs.append(str(folder))
 
 
 def _by_path(pending: list[_Pending]) -> dict[Path, list[_Pending]]:

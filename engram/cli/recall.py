@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -19,6 +20,13 @@ ProjectOption = Annotated[
 AllOption = Annotated[bool, typer.Option("--all", help="Every project.")]
 
 
+class MatchMode(StrEnum):
+    """How the words of a search combine (a usage error for anything else)."""
+
+    ALL = "all"
+    ANY = "any"
+
+
 def search_command(
     query: Annotated[str, typer.Argument(help="Words to find (any text is safe).")],
     type: Annotated[str | None, typer.Option("--type", help="Only this type.")] = None,
@@ -26,8 +34,8 @@ def search_command(
     project: ProjectOption = None,
     all_projects: AllOption = False,
     match: Annotated[
-        str, typer.Option("--match", help="all: every word must match; any: one is enough.")
-    ] = "all",
+        MatchMode, typer.Option("--match", help="all: every word must match; any: one is enough.")
+    ] = MatchMode.ALL,
     limit: Annotated[
         int, typer.Option("--limit", min=1, max=20, help="Results (default 10, max 20).")
     ] = 10,
@@ -39,7 +47,9 @@ def search_command(
 
     with open_store() as store:
         name = read_project(store, project, all_projects)
-        hits = search(store, query, project=name, type=type, scope=scope, limit=limit, mode=match)
+        hits = search(
+            store, query, project=name, type=type, scope=scope, limit=limit, mode=match.value
+        )
     if as_json:
         emit_json({"project": name, "query": query, "results": [hit.to_dict() for hit in hits]})
         return

@@ -81,7 +81,7 @@ def check_owner(observation: Observation, expected_project: str | None) -> None:
             "memory.project_mismatch",
             f"observation #{observation.id} belongs to {observation.project!r}, "
             f"not {expected!r}; nothing was changed",
-            "check the id, or pass the owning project as expected_project",
+            "check the id, or name the owning project (`--project` on the CLI, `expected_project` in MCP)",
             id=observation.id,
             owner_project=observation.project,
             expected_project=expected,

@@ -160,8 +160,16 @@ def test_delete_refuses_another_projects_memory(sandbox: Sandbox, cli: Run) -> N
         "id"
     ]
     before = dump(sandbox)
-    one_line_error(cli("delete", str(obs), "--project", "acme"))
+    message = one_line_error(cli("delete", str(obs), "--project", "acme"))
+    assert "billing" in message and "--project" in message  # the CLI's own flag, not MCP's
     assert dump(sandbox) == before
+
+
+def test_an_unknown_match_mode_is_a_usage_error(cli: Run) -> None:
+    ok(cli("save", "Foo handling", "how foo works", "--project", "acme"))
+    result = cli("search", "foo", "--project", "acme", "--match", "sometimes")
+    assert result.returncode == 2
+    assert "sometimes" in result.stderr
 
 
 def test_bad_input_gives_one_line_and_changes_nothing(sandbox: Sandbox, cli: Run) -> None:

@@ -40,6 +40,7 @@ def test_save_then_search_context_and_get_in_one_session(sandbox: Sandbox) -> No
     assert saved["data"]["result"]["action"] == "created"
     hits = answered.structured(3)["data"]["result"]
     assert [h["title"] for h in hits] == ["Chose Postgres"]
+    assert answered.result(3)["content"][0]["text"].startswith("Found 1 memory:")
     assert "[REDACTED]" in hits[0]["content"] and "pw" not in answered.stdout
     assert "Chose Postgres" in answered.result(4)["content"][0]["text"]
     assert answered.result(5)["content"][0]["text"].startswith("#1 [decision] Chose Postgres")

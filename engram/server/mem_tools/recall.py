@@ -45,7 +45,7 @@ def run_search(call: ToolCall) -> ToolOutcome:
     if not hits:
         text = f"No memories found for {call.get('query')!r}."
     else:
-        blocks = [f"Found {len(hits)} memories:"]
+        blocks = [f"Found {len(hits)} {'memory' if len(hits) == 1 else 'memories'}:"]
         for n, hit in enumerate(hits, 1):
             blocks.append(_hit_text(n, hit))
         text = "\n\n".join(blocks)

@@ -18,8 +18,9 @@ from pathlib import Path
 from engram import __version__
 from engram.doctor.findings import Finding, Severity
 from engram.doctor.runner import Check, DoctorContext
+from engram.edit import jsonc, toml_doc
 from engram.edit.atomic import read_text
-from engram.edit.ledger import Ledger, Link
+from engram.edit.ledger import JSON_VALUE, TOML_VALUE, Entry, Ledger, Link
 from engram.edit.steps import current_fingerprint
 from engram.errors import EngramError
 from engram.store.datadir import resolve_data_dir
@@ -71,10 +72,37 @@ def check_entries(ctx: DoctorContext) -> Iterator[Finding]:
                     entry.file,
                     f"keep your edit, or restore Engram's with `engram link {link.host} --force`",
                 )
+                yield from _edited_server(ctx, link, entry, text or "")
             else:
                 yield Finding(
                     "host.registration", Severity.PASS, f"{label}: {what} is in place", entry.file
                 )
+
+
+def _edited_server(ctx: DoctorContext, link: Link, entry: Entry, text: str) -> Iterator[Finding]:
+    """A hand-edited ``engram`` server entry: still well-formed, and does its command exist?"""
+    if entry.kind not in (JSON_VALUE, TOML_VALUE) or entry.path[-1:] != ["engram"]:
+        return
+    reader = jsonc.get if entry.kind == JSON_VALUE else toml_doc.get
+    _, value = reader(text, tuple(entry.path), entry.file)
+    label = f"{link.host} ({link.scope})"
+    command = value.get("command") if isinstance(value, dict) else None
+    program = command[0] if isinstance(command, list) and command else command
+    if isinstance(program, str) and program:
+        if program != (link.command or [""])[0]:
+            minimal = ctx.env.get("ENGRAM_MINIMAL_PATH") or DEFAULT_MINIMAL_PATH
+            yield _command_finding(label, program, minimal, ctx)
+        return
+    if isinstance(value, dict) and any(key in value for key in ("url", "httpUrl", "serverUrl")):
+        return  # a remote server the user pointed it at: nothing to resolve
+    yield Finding(
+        "host.registration",
+        Severity.FAIL,
+        f"{label}: {'.'.join(entry.path)} has no command, so the host cannot start Engram",
+        entry.file,
+        f"restore it with `engram link {link.host}{' --global' if link.scope == 'global' else ''}"
+        " --force`",
+    )
 
 
 def check_pins(ctx: DoctorContext) -> Iterator[Finding]:

@@ -97,3 +97,19 @@ def test_missing_registered_command_fails(sandbox: Sandbox, tmp_path: Path) -> N
     assert severities(run(sandbox, "host.command", tmp_path / "empty")) == [Severity.FAIL]
     link(sandbox, str(tmp_path / "gone" / "engram-mcp"))
     assert severities(run(sandbox, "host.command", tmp_path / "empty")) == [Severity.FAIL]
+
+
+def test_a_hand_edited_command_that_does_not_exist_fails(sandbox: Sandbox, tmp_path: Path) -> None:
+    executable(tmp_path / "bin", "engram-mcp")
+    mcp = link(sandbox, "engram-mcp")
+    mcp.write_text(mcp.read_text().replace('"engram-mcp"', '"/nowhere/engram-mcp"'))
+    found = [f for f in run(sandbox, "host.command", tmp_path / "bin")]
+    assert [f for f in found if f.severity is Severity.FAIL and "/nowhere/engram-mcp" in f.message]
+
+
+def test_an_entry_without_a_command_is_malformed(sandbox: Sandbox, tmp_path: Path) -> None:
+    executable(tmp_path / "bin", "engram-mcp")
+    mcp = link(sandbox, "engram-mcp")
+    mcp.write_text(json.dumps({"mcpServers": {"engram": {"args": []}}}))
+    found = run(sandbox, "host.registration", tmp_path / "bin")
+    assert [f for f in found if f.severity is Severity.FAIL and "no command" in f.message]

@@ -75,7 +75,8 @@ def write_atomic(
             ``edit.changed_underneath`` is raised. Leave it out to skip the check.
     """
     existing = path.exists()
-    if existing and not os.access(path, os.W_OK):
+    # Root passes os.access; a file with every write bit off still means "hands off".
+    if existing and (not os.access(path, os.W_OK) or not path.stat().st_mode & 0o222):
         raise _os_error("write", path, PermissionError(errno.EACCES, "permission denied"))
     if existing:
         mode = path.stat().st_mode & 0o7777

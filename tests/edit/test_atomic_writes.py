@@ -168,3 +168,15 @@ def test_a_data_dir_that_cannot_take_the_ledger_stops_before_any_write(
     assert result.returncode == 1 and "[edit.unwritable]" in result.stderr
     assert "ledger" in result.stderr
     assert file.read_text() == ORIGINAL
+
+
+def test_a_read_only_file_is_left_alone_even_for_root(sandbox: Sandbox) -> None:
+    """Root may write anything, but a config with every write bit off is the user's 'hands off'."""
+    file = sandbox.workspace / "opencode.jsonc"
+    file.write_text(ORIGINAL)
+    file.chmod(0o444)
+    cmd = [sys.executable, str(DRIVER), str(sandbox.data_dir), str(file), "mcp"]
+    result = subprocess.run(cmd, capture_output=True, text=True, env=sandbox.env(), check=False)
+    assert result.returncode == 1 and "[edit.unwritable]" in result.stderr
+    assert file.read_text() == ORIGINAL
+    assert (file.stat().st_mode & 0o777) == 0o444

@@ -142,7 +142,7 @@ def _finish(
             typer.echo(f"  {notice}")
         for file in report.files:
             what = ", ".join(changes.get((report.host, file.file), []))
-            details = [d for d in (what, *file.notes) if d]
+            details = [d for d in dict.fromkeys((what, *file.notes)) if d]  # one note per kind
             suffix = f" ({'; '.join(details)})" if details else ""
             typer.echo(f"  {file.status:<9} {_display(file.file, ctx)}{suffix}")
             for conflict in file.conflicts:

@@ -158,3 +158,13 @@ def test_linking_again_re_pins_an_entry_engram_wrote(
     assert json.loads(settings.read_text())["mcpServers"]["engram"]["command"] == "engram-mcp"
     assert engram(capsys, "unlink", "gemini", "--global")[0] == 0
     assert not settings.exists()
+
+
+def test_a_second_link_says_already_linked_once_per_file(
+    sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert engram(capsys, "link", "cursor")[0] == 0
+    code, out = engram(capsys, "link", "cursor")
+    assert code == 0, out
+    hooks = next(line for line in out.splitlines() if ".cursor/hooks.json" in line)
+    assert hooks.startswith("  unchanged") and hooks.count("already linked") == 1, hooks

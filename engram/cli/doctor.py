@@ -29,7 +29,12 @@ def doctor(
 
     from engram.doctor.runner import DoctorContext, run_doctor
 
-    ctx = DoctorContext.from_environment(hosts=tuple(host or ()))
+    names: tuple[str, ...] = ()
+    if host:  # aliases become canonical names; an unknown host is an error, not an empty report
+        from engram.hosts.registry import find_host
+
+        names = tuple(find_host(label).name for label in host)
+    ctx = DoctorContext.from_environment(hosts=names)
     report = run_doctor(ctx, only=check)
     if json_output:
         typer.echo(json.dumps(report.to_dict(), indent=2))

@@ -172,24 +172,6 @@ class CommitOutcome:
 
 
 @dataclass(frozen=True, slots=True)
-class RouteEntry:
-    """One memory a task routes to, in load order."""
-
-    id: str
-    key: str
-    type: str
-    scope: str
-    tier: str
-    title: str
-    score: float
-    reason: str
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return asdict(self)
-
-
-@dataclass(frozen=True, slots=True)
 class Route:
     """A classified task and the memories it routes to."""
 
@@ -251,3 +233,10 @@ class SearchHit:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class RouteEntry(SearchHit):
+    """One memory a task routes to, in load order, with why it was routed."""
+
+    reason: str

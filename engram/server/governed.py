@@ -22,15 +22,42 @@ PROFILES = frozenset({"governed", "all"})
 INDEX_URI = "engram://index"
 MEMORY_URI = "engram://memory/"
 
+# What a host shows a person for each tool.
+TITLES = {
+    "engram_load": "Load project knowledge",
+    "engram_route": "Route a task",
+    "engram_search": "Search project knowledge",
+    "engram_verify": "Verify knowledge hashes",
+    "engram_status": "Knowledge status",
+    "engram_save": "Propose knowledge",
+    "engram_save_session": "Propose session knowledge",
+    "engram_commit": "Commit approved knowledge",
+    "engram_set_role": "Set roles",
+    "engram_set_rule_variant": "Set rule wording",
+    "engram_note": "Propose working note",
+}
+
 
 def _read(name: str, description: str, params: tuple[Param, ...], runner: Any) -> ToolSpec:
-    return ToolSpec(name, description, params, runner, "engram", PROFILES, read_only=True)
+    return ToolSpec(
+        name, description, params, runner, "engram", PROFILES, read_only=True, title=TITLES[name]
+    )
 
 
 def _write(
     name: str, description: str, params: tuple[Param, ...], runner: Any, **kw: Any
 ) -> ToolSpec:
-    return ToolSpec(name, description, params, runner, "engram", PROFILES, read_only=False, **kw)
+    return ToolSpec(
+        name,
+        description,
+        params,
+        runner,
+        "engram",
+        PROFILES,
+        read_only=False,
+        title=TITLES[name],
+        **kw,
+    )
 
 
 QUERY = Param("query", "string", "The task or question, in words.", max_length=2000)
@@ -175,6 +202,7 @@ def specs() -> list[ToolSpec]:
             "engram",
             PROFILES,
             read_only=False,
+            title=TITLES["engram_note"],
         ),
     ]
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from engram.errors import EngramError
+from engram.server.output_schemas import output_schema
 
 ParamType = Literal["string", "integer", "number", "boolean", "string_list", "object"]
 Family = Literal["mem", "engram"]
@@ -216,6 +217,7 @@ class ToolSpec:
             "name": self.name,
             "description": self.description,
             "inputSchema": self.input_schema(),
+            "outputSchema": output_schema(self.name),
             "annotations": self.annotations(),
         }
         if self.title:

@@ -41,6 +41,8 @@ def contract() -> list[dict[str, Any]]:
                     "annotations": listed["annotations"],
                     "_meta": listed.get("_meta", {}),
                     "inputSchema": listed["inputSchema"],
+                    "outputSchema": listed["outputSchema"],
+                    "title": listed["title"],
                 }
             )
         )

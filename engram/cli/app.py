@@ -30,6 +30,7 @@ COMMAND_MODULES: list[str] = [
     "upgrade",
     "hook",
     "mcp",
+    "serve",
 ]
 
 app = typer.Typer(

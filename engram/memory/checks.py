@@ -86,3 +86,25 @@ def check_owner(observation: Observation, expected_project: str | None) -> None:
             owner_project=observation.project,
             expected_project=expected,
         )
+
+
+def check_same_project(observation: Observation, project: str | None) -> None:
+    """Refuse an update that names another project: ownership is immutable.
+
+    Raises:
+        EngramError: ``memory.project_immutable``; ``project.invalid_name``.
+    """
+    from engram.memory.project import normalize_project_name
+
+    if project is None:
+        return
+    wanted = normalize_project_name(project).name
+    if wanted != observation.project:
+        raise EngramError(
+            "memory.project_immutable",
+            f"observation #{observation.id} belongs to {observation.project!r}; "
+            f"it cannot be moved to {wanted!r} by an update",
+            "save a new observation in the other project instead",
+            owner_project=observation.project,
+            requested_project=wanted,
+        )

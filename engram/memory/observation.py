@@ -64,6 +64,7 @@ def update_observation(
     topic_key: str | None = None,
     find: str | None = None,
     replace: str | None = None,
+    project: str | None = None,
     limit_bytes: int | None = None,
     now: datetime | None = None,
 ) -> UpdateResult:
@@ -78,7 +79,8 @@ def update_observation(
         EngramError: ``memory.not_found``, ``memory.expected_project_required``,
             ``memory.project_mismatch``, ``memory.empty_title``, ``memory.empty_content``,
             ``memory.bad_scope``, ``memory.find_replace_pair``, ``memory.find_with_content``,
-            ``memory.content_too_large``.
+            ``memory.content_too_large``, ``memory.project_immutable`` (``project`` names
+            another project: an observation never moves by update).
     """
     now = now or utc_now()
     limit = limit_bytes if limit_bytes and limit_bytes > 0 else content_limit()
@@ -91,6 +93,7 @@ def update_observation(
         if current is None:
             raise checks.not_found(obs_id)
         checks.check_owner(current, expected_project)
+        checks.check_same_project(current, project)
         if body is not None:
             changes["content"] = body.text
         elif find and replace is not None:
@@ -239,3 +242,16 @@ def set_pinned(store: Store, obs_id: int, pinned: bool) -> PinResult:
             raise checks.not_found(obs_id)
         observations.set_pinned(conn, obs_id, pinned)
     return PinResult(current.id, current.sync_id, pinned)
+
+
+def list_recent(
+    store: Store, *, project: str | None, scope: str | None = None, limit: int = 20
+) -> list[Observation]:
+    """Newest live observations first (every project when ``project`` is None).
+
+    Raises:
+        EngramError: ``memory.bad_scope``.
+    """
+    scope = checks.check_scope(scope) if scope is not None else None
+    with store.read() as conn:
+        return observations.recent(conn, project=project, scope=scope, limit=limit)

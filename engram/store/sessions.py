@@ -76,3 +76,35 @@ def count(conn: sqlite3.Connection, *, project: str | None = None) -> int:
     return int(
         conn.execute("SELECT count(*) FROM sessions WHERE project = ?", (project,)).fetchone()[0]
     )
+
+
+def renew_lease(conn: sqlite3.Connection, session_id: str, *, until: str) -> None:
+    """Set a session's local runtime lease (liveness evidence for ``engram serve`` only)."""
+    conn.execute(
+        "UPDATE sessions SET runtime_lease_expires_at = ? WHERE id = ?", (until, session_id)
+    )
+
+
+def lease_of(conn: sqlite3.Connection, session_id: str) -> str | None:
+    """A session's ``runtime_lease_expires_at`` (None when it never had one)."""
+    row = conn.execute(
+        "SELECT runtime_lease_expires_at FROM sessions WHERE id = ?", (session_id,)
+    ).fetchone()
+    return row[0] if row else None
+
+
+def continuations(conn: sqlite3.Connection, root: str) -> list[Session]:
+    """Every session whose id starts with ``<root>:resume:`` (any suffix; the caller filters)."""
+    prefix = f"{root}:resume:"
+    rows = conn.execute("SELECT * FROM sessions WHERE substr(id, 1, ?) = ?", (len(prefix), prefix))
+    return [from_row(Session, row) for row in rows]
+
+
+def observation_ids(conn: sqlite3.Connection, session_id: str, *, limit: int) -> list[int]:
+    """Ids of a session's live observations, newest first."""
+    rows = conn.execute(
+        "SELECT id FROM observations WHERE session_id = ? AND deleted_at IS NULL"
+        " ORDER BY id DESC LIMIT ?",
+        (session_id, limit),
+    )
+    return [int(row[0]) for row in rows]

@@ -1,0 +1,107 @@
+"""The ASGI app of ``engram serve``, assembled from route groups.
+
+Each module named in :data:`ROUTE_GROUPS` (under ``engram.http.routes``) exposes
+``ROUTES: list[starlette.routing.BaseRoute]``. To add a group, add a module there and its name
+to the list. The MCP endpoint (``/mcp``) is mounted on the same app by :mod:`engram.http.mcp`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute
+
+from engram.http.guard import LocalOnly
+
+if TYPE_CHECKING:
+    from engram.store.db import Store
+
+# Route groups, one module each under engram.http.routes.
+ROUTE_GROUPS: list[str] = [
+    "health",
+    "sessions",
+    "observations",
+    "review",
+    "search",
+    "prompts",
+    "context",
+    "backup",
+    "diagnostics",
+    "projects",
+    "sync_status",
+]
+
+Lifespan = Callable[[Starlette], AbstractAsyncContextManager[None]]
+
+
+def group_routes(groups: list[str] | None = None) -> list[BaseRoute]:
+    """Every route of the named groups (default :data:`ROUTE_GROUPS`), in order."""
+    routes: list[BaseRoute] = []
+    for name in groups if groups is not None else ROUTE_GROUPS:
+        module = importlib.import_module(f"engram.http.routes.{name}")
+        routes.extend(module.ROUTES)
+    return routes
+
+
+def build_app(
+    store: Store,
+    *,
+    mcp: bool = True,
+    extra_hosts: frozenset[str] = frozenset(),
+) -> Starlette:
+    """The app serving ``store``.
+
+    Args:
+        store: the open local store every route uses.
+        mcp: also serve MCP over streamable HTTP at ``/mcp``.
+        extra_hosts: host names accepted besides loopback (a non-loopback bind address).
+    """
+    routes = group_routes()
+    lifespans: list[Lifespan] = []
+    if mcp:
+        from engram.http.mcp import mcp_endpoint
+
+        mcp_route, mcp_lifespan = mcp_endpoint()
+        routes.append(mcp_route)
+        lifespans.append(mcp_lifespan)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with contextlib.AsyncExitStack() as stack:
+            for enter in lifespans:
+                await stack.enter_async_context(enter(app))
+            yield
+
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(LocalOnly, extra_hosts=extra_hosts)],
+        exception_handlers={404: _not_found, 405: _not_allowed},
+        lifespan=lifespan,
+    )
+    app.state.store = store
+    return app
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    return JSONResponse(
+        {"error": f"no route {request.method} {request.url.path}", "code": "http.no_route"},
+        status_code=404,
+    )
+
+
+async def _not_allowed(request: Request, exc: Exception) -> Response:
+    return JSONResponse(
+        {
+            "error": f"{request.method} is not allowed on {request.url.path}",
+            "code": "http.method_not_allowed",
+        },
+        status_code=405,
+    )

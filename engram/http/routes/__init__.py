@@ -1,0 +1,1 @@
+"""Route groups of ``engram serve``: one module per group, each exposing ``ROUTES``."""

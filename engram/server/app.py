@@ -18,14 +18,14 @@ import mcp_types as types
 from mcp.server.caching import CacheHint
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
 from engram import __version__
 from engram.errors import EngramError
 from engram.server import catalog
 from engram.server.envelope import ToolOutcome, error_result, success_result
 from engram.server.options import ServerOptions
-from engram.server.registry import ToolSpec, select_tools
+from engram.server.registry import ToolSpec, all_tools, select_tools
 
 logger = logging.getLogger("engram.server")
 
@@ -151,28 +151,48 @@ def build_server(options: ServerOptions) -> tuple[Server[Any], EngramServer]:
     return server, engram
 
 
+def _providers() -> list[catalog.ResourceProvider]:
+    """The resource providers, with every tool module loaded: the families register their
+    resources and prompts on import, so a fresh connection must not see an empty catalog."""
+    all_tools()
+    return catalog.RESOURCE_PROVIDERS
+
+
+def _as_protocol_error(exc: EngramError) -> MCPError:
+    """A store or config problem behind a resource or prompt: a JSON-RPC internal error that
+    names its code and remedy (the SDK would send any other exception as code 0)."""
+    return MCPError(code=INTERNAL_ERROR, message=exc.one_line(), data={"code": exc.code})
+
+
 async def _list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
     resources: list[dict[str, Any]] = []
-    for provider in catalog.RESOURCE_PROVIDERS:
-        resources.extend(provider.list_resources())
+    try:
+        for provider in _providers():
+            resources.extend(provider.list_resources())
+    except EngramError as exc:
+        raise _as_protocol_error(exc) from exc
     return types.ListResourcesResult.model_validate({"resources": resources})
 
 
 async def _list_resource_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
-    templates = [t for p in catalog.RESOURCE_PROVIDERS for t in p.templates]
+    templates = [t for p in _providers() for t in p.templates]
     return types.ListResourceTemplatesResult.model_validate({"resourceTemplates": templates})
 
 
 async def _read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> Any:
     uri = str(params.uri)
-    for provider in catalog.RESOURCE_PROVIDERS:
-        contents = provider.read(uri)
-        if contents is not None:
-            return types.ReadResourceResult.model_validate({"contents": contents})
+    try:
+        for provider in _providers():
+            contents = provider.read(uri)
+            if contents is not None:
+                return types.ReadResourceResult.model_validate({"contents": contents})
+    except EngramError as exc:
+        raise _as_protocol_error(exc) from exc
     raise MCPError(code=-32002, message=f"Resource not found: {uri}", data={"uri": uri})
 
 
 async def _list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+    all_tools()
     prompts = [
         {"name": p.name, "description": p.description, "arguments": list(p.arguments)}
         for p in catalog.PROMPTS.values()
@@ -181,12 +201,16 @@ async def _list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
 
 
 async def _get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> Any:
+    all_tools()
     prompt = catalog.PROMPTS.get(params.name)
     if prompt is None:
         raise MCPError(code=INVALID_PARAMS, message=f"Unknown prompt: {params.name!r}")
-    messages = prompt.get(dict(params.arguments or {}))
-    if inspect.isawaitable(messages):
-        messages = await messages
+    try:
+        messages = prompt.get(dict(params.arguments or {}))
+        if inspect.isawaitable(messages):
+            messages = await messages
+    except EngramError as exc:
+        raise _as_protocol_error(exc) from exc
     return types.GetPromptResult.model_validate(
         {"description": prompt.description, "messages": messages}
     )

@@ -86,3 +86,18 @@ def test_claude_code_reports_the_server_connected(sandbox: Sandbox) -> None:
     )
     line = next(ln for ln in result.stdout.splitlines() if ln.startswith("engram:"))
     assert "Connected" in line, result.stdout + result.stderr
+
+
+def test_inspector_cli_sees_resources_and_prompts_on_a_fresh_connection(
+    sandbox: Sandbox,
+) -> None:
+    resources = _inspector(sandbox, "--method", "resources/list")
+    assert "engram://index" in [r["uri"] for r in resources["resources"]]
+    templates = _inspector(sandbox, "--method", "resources/templates/list")
+    assert [t["uriTemplate"] for t in templates["resourceTemplates"]] == ["engram://memory/{id}"]
+    prompts = _inspector(sandbox, "--method", "prompts/list")
+    assert [p["name"] for p in prompts["prompts"]] == ["propose"]
+    got = _inspector(sandbox, "--method", "prompts/get", "--prompt-name", "propose")
+    assert "proposal protocol" in got["messages"][0]["content"]["text"]
+    read = _inspector(sandbox, "--method", "resources/read", "--uri", "engram://index")
+    assert read["contents"][0]["uri"] == "engram://index"

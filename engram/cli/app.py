@@ -23,6 +23,7 @@ COMMAND_MODULES: list[str] = [
     "memories",
     "recall",
     "backup",
+    "sync",
     "projects",
     "governed",
     "link",

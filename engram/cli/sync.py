@@ -1,0 +1,118 @@
+"""``engram sync``: share memories through the repository's ``.engram/`` folder (docs/sync.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from engram.cli.output import emit_json
+
+if TYPE_CHECKING:
+    from engram.store.db import Store
+    from engram.sync.gitdir import SyncFolder
+
+
+def sync_command(
+    import_chunks: Annotated[
+        bool, typer.Option("--import", help="Apply every chunk not applied here yet.")
+    ] = False,
+    status: Annotated[
+        bool, typer.Option("--status", help="Chunks in the repository vs applied, pending.")
+    ] = False,
+    project: Annotated[
+        str | None, typer.Option("--project", help="Export this project (default: current).")
+    ] = None,
+    all_projects: Annotated[bool, typer.Option("--all", help="Export every project.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,
+) -> None:
+    """Write new memories as a chunk in .engram/ (commit it), or import teammates' chunks."""
+    from engram.cli.selection import open_store
+    from engram.sync.gitdir import locate
+
+    if import_chunks and status:
+        raise typer.BadParameter("use either --import or --status, not both")
+    if all_projects and project is not None:
+        raise typer.BadParameter("use either --project or --all, not both")
+    folder = locate(Path.cwd())
+    with open_store() as store:
+        if import_chunks:
+            _import(store, folder, as_json)
+        elif status:
+            _status(store, folder, _scope(store, project, all_projects, status=True), as_json)
+        else:
+            _export(store, folder, _scope(store, project, all_projects, status=False), as_json)
+
+
+def _scope(store: Store, project: str | None, all_projects: bool, *, status: bool) -> str | None:
+    from engram.cli.selection import read_project, write_project
+
+    if all_projects:
+        return None
+    if status or project is not None:
+        return read_project(store, project, False)
+    return write_project(store, None)
+
+
+def _export(store: Store, folder: SyncFolder, project: str | None, as_json: bool) -> None:
+    from engram.sync.export import export_chunk
+
+    report = export_chunk(store, folder, project=project)
+    if as_json:
+        emit_json(report.to_dict())
+    elif report.chunk_id is None:
+        typer.echo("nothing new to sync")
+    else:
+        typer.echo(
+            f"wrote chunk {report.chunk_id} ({report.mutations} mutations) to {report.path}"
+            " — commit .engram/ to share it"
+        )
+
+
+def _import(store: Store, folder: SyncFolder, as_json: bool) -> None:
+    from engram.sync.importer import import_chunks
+
+    report = import_chunks(store, folder)
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    counts = report.counts
+    typer.echo(
+        f"imported {len(report.chunks)} chunks: {counts.applied} applied,"
+        f" {counts.stale + counts.ignored + counts.own} already here or superseded,"
+        f" {counts.deferred} deferred"
+    )
+    if report.retried:
+        typer.echo(
+            f"retried {report.retried} deferred: {report.recovered} applied, {report.dead} dead"
+        )
+    for chunk_id in report.missing:
+        typer.echo(f"warning: manifest lists chunk {chunk_id} but its file is missing", err=True)
+
+
+def _status(store: Store, folder: SyncFolder, project: str | None, as_json: bool) -> None:
+    from engram.sync.status import folder_status
+
+    state = folder_status(store, folder, project)
+    if as_json:
+        emit_json(state.to_dict())
+        return
+    typer.echo(f"repository: {folder.path}")
+    typer.echo(
+        f"chunks: {state.repository_chunks} in the repository,"
+        f" {state.chunks_applied} applied or written here,"
+        f" {state.repository_chunks_not_applied} not imported yet"
+    )
+    typer.echo(f"pending: {state.pending_mutations} local mutations not yet synced")
+    typer.echo(
+        f"deferred: {state.deferred_count} waiting, {state.dead_count} dead;"
+        f" {state.revisions_kept} losing versions kept"
+    )
+    if state.last_sync_at:
+        typer.echo(f"last sync: {state.last_sync_at}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``sync`` to the root app."""
+    app.command("sync")(sync_command)

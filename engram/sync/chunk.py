@@ -1,0 +1,167 @@
+"""The chunk: a batch of mutations from one replica, as one gzipped JSONL file.
+
+Uncompressed, a chunk is UTF-8 JSON lines: a header, then one mutation per line::
+
+    {"engram_chunk":1,"origin":"9f2c...","created_at":"2026-11-30 15:00:00","mutations":2}
+    {"origin":"9f2c...","seq":41,"entity":"session",...}
+    {"origin":"9f2c...","seq":42,"entity":"observation",...}
+
+Its id is the first 16 hex digits of the SHA-256 of those uncompressed bytes; the file is
+``<id>.jsonl.gz``, gzipped without a timestamp so the same content gives the same bytes.
+:func:`read_chunk` refuses, with one line naming the chunk, anything that is not gzip, is
+truncated, does not hash to its name, or holds a malformed line — before anything is applied.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engram.errors import EngramError
+from engram.sync.mutation import MalformedMutation, Mutation, parse_mutation
+
+FORMAT_VERSION = 1
+ID_LENGTH = 16
+SUFFIX = ".jsonl.gz"
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A decoded, verified chunk."""
+
+    id: str
+    sha256: str
+    origin: str
+    created_at: str
+    mutations: tuple[Mutation, ...]
+
+    @property
+    def file_name(self) -> str:
+        """``<id>.jsonl.gz``."""
+        return self.id + SUFFIX
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedChunk:
+    """A chunk ready to write: its id, full hash and gzipped bytes."""
+
+    id: str
+    sha256: str
+    data: bytes
+    count: int
+
+    @property
+    def file_name(self) -> str:
+        """``<id>.jsonl.gz``."""
+        return self.id + SUFFIX
+
+
+def encode_chunk(origin: str, created_at: str, lines: Sequence[str]) -> EncodedChunk:
+    """Build a chunk from mutation lines (each :meth:`Mutation.to_json`, no newline)."""
+    header = json.dumps(
+        {
+            "engram_chunk": FORMAT_VERSION,
+            "origin": origin,
+            "created_at": created_at,
+            "mutations": len(lines),
+        },
+        separators=(",", ":"),
+    )
+    raw = "\n".join([header, *lines]).encode("utf-8") + b"\n"
+    digest = hashlib.sha256(raw).hexdigest()
+    data = gzip.compress(raw, compresslevel=6, mtime=0)
+    return EncodedChunk(digest[:ID_LENGTH], digest, data, len(lines))
+
+
+def chunk_id_from_name(file_name: str) -> str | None:
+    """The id in ``<id>.jsonl.gz``, or None for any other name."""
+    if not file_name.endswith(SUFFIX):
+        return None
+    stem = file_name[: -len(SUFFIX)]
+    if len(stem) != ID_LENGTH or any(c not in "0123456789abcdef" for c in stem):
+        return None
+    return stem
+
+
+def read_chunk(name: str, data: bytes, *, expected_sha256: str | None = None) -> Chunk:
+    """Decompress, verify and parse a chunk file's bytes.
+
+    Args:
+        name: the chunk's id (from its file name).
+        data: the file's bytes.
+        expected_sha256: the full hash recorded in a manifest, when there is one.
+
+    Raises:
+        EngramError: ``sync.bad_chunk`` naming the chunk and what is wrong with it.
+    """
+    raw = _decompress(name, data)
+    digest = hashlib.sha256(raw).hexdigest()
+    if digest[:ID_LENGTH] != name or (expected_sha256 and expected_sha256 != digest):
+        raise _refused(name, "its SHA-256 does not match its content")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _refused(name, "it is not UTF-8 text") from None
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    origin, created_at, count = _parse_header(name, lines[0] if lines else "")
+    if len(lines) - 1 != count:
+        raise _refused(name, f"it holds {len(lines) - 1} mutations, its header says {count}")
+    mutations = tuple(_parse_line(name, number, line) for number, line in enumerate(lines[1:], 2))
+    for mutation in mutations:
+        if mutation.origin != origin:
+            raise _refused(name, f"a mutation's origin {mutation.origin!r} is not the chunk's")
+    return Chunk(name, digest, origin, created_at, mutations)
+
+
+def _decompress(name: str, data: bytes) -> bytes:
+    try:
+        return gzip.decompress(data)
+    except gzip.BadGzipFile:
+        raise _refused(name, "it is not gzip data") from None
+    except EOFError:
+        raise _refused(name, "it is truncated") from None
+    except zlib.error as exc:
+        raise _refused(name, f"its compressed data is corrupt ({exc})") from None
+
+
+def _parse_header(name: str, line: str) -> tuple[str, str, int]:
+    try:
+        header = json.loads(line)
+    except ValueError:
+        raise _refused(name, "its first line is not a chunk header") from None
+    if not isinstance(header, dict) or header.get("engram_chunk") != FORMAT_VERSION:
+        raise _refused(name, "its first line is not an engram_chunk 1 header")
+    origin, created_at, count = (
+        header.get("origin"),
+        header.get("created_at"),
+        header.get("mutations"),
+    )
+    if not isinstance(origin, str) or not origin or not isinstance(created_at, str):
+        raise _refused(name, "its header lacks origin or created_at")
+    if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+        raise _refused(name, "its header has no mutation count")
+    return origin, created_at, count
+
+
+def _parse_line(name: str, number: int, line: str) -> Mutation:
+    try:
+        return parse_mutation(json.loads(line))
+    except ValueError as exc:
+        why = str(exc) if isinstance(exc, MalformedMutation) else "it is not JSON"
+        raise _refused(name, f"line {number} is malformed: {why}") from None
+
+
+def _refused(name: str, why: str) -> EngramError:
+    return EngramError(
+        "sync.bad_chunk",
+        f"chunk {name} refused: {why}; nothing of it was applied",
+        "restore the file from git (git checkout -- .engram/chunks) or ask its author to"
+        " sync again",
+        chunk=name,
+    )

@@ -1,0 +1,153 @@
+"""Importing chunks: verify every new chunk, apply them in a deterministic order, then retry
+the deferred queue.
+
+Order: chunks not yet in ``sync_chunks`` — from the manifest and from the chunk folder — sorted
+by (header ``created_at``, chunk id); each is applied in one transaction with its
+``sync_chunks`` row, its mutations in file order. Every new chunk is verified before the first
+one is applied, so a refused chunk means nothing of this import was applied.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from engram.errors import EngramError
+from engram.memory.clock import stamp
+from engram.store import sync_deferred, sync_journal
+from engram.store.db import Store
+from engram.sync.apply import Applier, ApplyCounts, MissingParent
+from engram.sync.chunk import Chunk, read_chunk
+from engram.sync.gitdir import GIT_TARGET, SyncFolder
+from engram.sync.mutation import MalformedMutation, Mutation, parse_mutation
+
+
+@dataclass
+class ImportReport:
+    """What ``engram sync --import`` did."""
+
+    chunks: list[str] = field(default_factory=list)
+    counts: ApplyCounts = field(default_factory=ApplyCounts)
+    missing: list[str] = field(default_factory=list)
+    retried: int = 0
+    recovered: int = 0
+    dead: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "chunks_applied": len(self.chunks),
+            "chunks": self.chunks,
+            "mutations": vars(self.counts).copy(),
+            "missing_chunk_files": self.missing,
+            "deferred_retried": self.retried,
+            "deferred_recovered": self.recovered,
+            "deferred_dead": self.dead,
+        }
+
+
+def new_chunks(store: Store, folder: SyncFolder) -> tuple[list[Chunk], list[str]]:
+    """Every chunk of the folder not applied here yet, verified and in apply order, and the
+    ids the manifest lists but no file holds.
+
+    Raises:
+        EngramError: ``sync.bad_chunk`` for the first chunk that fails verification.
+    """
+    with store.locked() as conn:
+        known = sync_journal.known_chunks(conn, GIT_TARGET)
+    manifest = {entry.id: entry for entry in folder.manifest()}
+    files = folder.chunk_files()
+    missing = sorted(cid for cid in manifest if cid not in files and cid not in known)
+    chunks = []
+    for chunk_id in sorted(set(files) - known):
+        expected = manifest[chunk_id].sha256 if chunk_id in manifest else None
+        try:
+            data = files[chunk_id].read_bytes()
+        except OSError as exc:
+            raise EngramError(
+                "sync.bad_chunk",
+                f"chunk {chunk_id} refused: cannot read it ({exc.strerror})",
+                "check the file's permissions",
+                chunk=chunk_id,
+            ) from exc
+        chunks.append(read_chunk(chunk_id, data, expected_sha256=expected))
+    chunks.sort(key=lambda c: (c.created_at, c.id))
+    return chunks, missing
+
+
+def import_chunks(store: Store, folder: SyncFolder) -> ImportReport:
+    """Apply every new chunk of ``folder``, then retry deferred mutations."""
+    chunks, missing = new_chunks(store, folder)
+    report = ImportReport(missing=missing)
+    for chunk in chunks:
+        _apply_chunk(store, chunk, report.counts)
+        report.chunks.append(chunk.id)
+    retry_deferred(store, report)
+    with store.write() as conn:
+        sync_journal.record_sync(conn, GIT_TARGET, now=stamp())
+    return report
+
+
+def _apply_chunk(store: Store, chunk: Chunk, counts: ApplyCounts) -> None:
+    now = stamp()
+    with store.write() as conn:
+        applier = Applier(conn, sync_journal.device_id(conn), now, sync_journal.last_seq(conn))
+        applier.prefetch(chunk.mutations)
+        for mutation in chunk.mutations:
+            try:
+                counts.add(applier.apply(mutation))
+            except MissingParent as missing:
+                _defer(conn, mutation, str(missing), now)
+                counts.add("deferred")
+        _settle(conn, applier)
+        sync_journal.mark_chunk(conn, GIT_TARGET, chunk.id, now)
+
+
+def _settle(conn: Any, applier: Applier) -> None:
+    """Drop the journal rows applying wrote, and move the Lamport clock past what we saw."""
+    sync_journal.discard_after(conn, applier.journal_floor)
+    sync_journal.raise_clock(conn, max(applier.max_clock, applier.journal_floor))
+
+
+def _defer(conn: Any, mutation: Mutation, error: str, now: str) -> None:
+    sync_deferred.defer(
+        conn,
+        target_key=GIT_TARGET,
+        origin=mutation.origin,
+        remote_seq=mutation.seq,
+        entity=mutation.entity,
+        entity_key=mutation.key,
+        op=mutation.op,
+        project=mutation.project,
+        line=mutation.to_json(),
+        error=error,
+        now=now,
+    )
+
+
+def retry_deferred(store: Store, report: ImportReport | None = None) -> ImportReport:
+    """Retry every ``deferred`` row once: applied rows leave the queue, each failure counts,
+    and the fifth failure makes a row ``dead``."""
+    report = report if report is not None else ImportReport()
+    now = stamp()
+    with store.write() as conn:
+        rows = sync_deferred.waiting(conn)
+        if not rows:
+            return report
+        applier = Applier(conn, sync_journal.device_id(conn), now, sync_journal.last_seq(conn))
+        for row in rows:
+            report.retried += 1
+            try:
+                mutation = parse_mutation(json.loads(row.line))
+                applier.apply(mutation)
+            except MissingParent as missing:
+                report.dead += sync_deferred.mark_failed(conn, row.id, str(missing), now)
+                continue
+            except (ValueError, MalformedMutation) as exc:
+                report.dead += sync_deferred.mark_failed(conn, row.id, f"malformed: {exc}", now)
+                continue
+            sync_deferred.mark_applied(conn, row.id, now)
+            report.recovered += 1
+        _settle(conn, applier)
+    return report

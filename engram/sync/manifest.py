@@ -1,0 +1,120 @@
+"""``.engram/manifest.json``: the index of chunks, laid out so git merges it without conflict.
+
+The file is JSON with one chunk entry per line, each line after the first entry starting with
+a comma::
+
+    {"engram_manifest": 1, "chunks": [
+    {"format": "one chunk per line; git merges this file with merge=union"}
+    ,{"id": "a3f8c1d2e4f5a6b7", "sha256": "a3f8...", "origin": "9f2c...", ...}
+    ,{"id": "b7d2e4f1a0c3d5e6", "sha256": "b7d2...", "origin": "77ab...", ...}
+    ]}
+
+Writers only append a line before the closing ``]}``. Two clones that append different lines
+at the same place merge with ``merge=union`` (``.engram/.gitattributes``) into both lines, and
+because every entry line begins with its own comma the union is still valid JSON. Reading
+is lenient: if the file was hand-edited into invalid JSON, entry lines are read one by one.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+_OPENING = '{"engram_manifest": 1, "chunks": ['
+_FORMAT_LINE = '{"format": "one chunk per line; git merges this file with merge=union"}'
+_CLOSING = "]}"
+
+
+@dataclass(frozen=True, slots=True)
+class ManifestEntry:
+    """One chunk as the manifest lists it."""
+
+    id: str
+    sha256: str
+    origin: str
+    created_at: str
+    mutations: int
+    projects: tuple[str, ...]
+
+    def to_line(self) -> str:
+        """The entry as one JSON object line (no leading comma)."""
+        return json.dumps(
+            {
+                "id": self.id,
+                "sha256": self.sha256,
+                "origin": self.origin,
+                "created_at": self.created_at,
+                "mutations": self.mutations,
+                "projects": list(self.projects),
+            },
+            ensure_ascii=False,
+        )
+
+
+def empty_manifest() -> str:
+    """The text of a manifest that lists no chunk."""
+    return "\n".join([_OPENING, _FORMAT_LINE, _CLOSING]) + "\n"
+
+
+def append_entry(text: str, entry: ManifestEntry) -> str:
+    """``text`` with ``entry`` added as the last line before the closing ``]}``."""
+    lines = text.rstrip("\n").split("\n") if text.strip() else empty_manifest().rstrip().split("\n")
+    closing = max((i for i, line in enumerate(lines) if line.strip() == _CLOSING), default=None)
+    if closing is None:
+        # Not our layout (hand-edited): rebuild it from the entries it still holds.
+        rebuilt = empty_manifest().rstrip("\n").split("\n")
+        lines = rebuilt[:-1] + ["," + e.to_line() for e in parse_manifest(text)] + rebuilt[-1:]
+        closing = len(lines) - 1
+    lines.insert(closing, "," + entry.to_line())
+    return "\n".join(lines) + "\n"
+
+
+def parse_manifest(text: str) -> list[ManifestEntry]:
+    """Every well-formed entry of a manifest, in file order, each id once."""
+    try:
+        data = json.loads(text)
+        items = data.get("chunks") if isinstance(data, dict) else None
+    except ValueError:
+        items = None
+    if not isinstance(items, list):
+        items = [_line_object(line) for line in text.splitlines()]
+    entries: dict[str, ManifestEntry] = {}
+    for item in items:
+        entry = _entry(item)
+        if entry is not None and entry.id not in entries:
+            entries[entry.id] = entry
+    return list(entries.values())
+
+
+def _line_object(line: str) -> object:
+    candidate = line.strip().lstrip(",").rstrip(",").strip()
+    if candidate.endswith("]}"):
+        candidate = candidate[:-2]
+    try:
+        return json.loads(candidate)
+    except ValueError:
+        return None
+
+
+def _entry(item: Any) -> ManifestEntry | None:
+    if not isinstance(item, dict):
+        return None
+    chunk_id, sha256, origin = item.get("id"), item.get("sha256"), item.get("origin")
+    created_at, count, projects = (
+        item.get("created_at"),
+        item.get("mutations"),
+        item.get("projects"),
+    )
+    if not all(isinstance(v, str) for v in (chunk_id, sha256, origin, created_at)):
+        return None
+    if not isinstance(count, int) or not isinstance(projects, list):
+        return None
+    return ManifestEntry(
+        str(chunk_id),
+        str(sha256),
+        str(origin),
+        str(created_at),
+        count,
+        tuple(str(p) for p in projects),
+    )

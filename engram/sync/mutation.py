@@ -1,0 +1,178 @@
+"""The mutation: one change to one shared memory, as it travels between replicas.
+
+This is the wire format shared by git chunks and the cloud server (see docs/sync.md). A
+mutation is one JSON object::
+
+    {"origin": "9f2c...", "seq": 42, "entity": "observation", "key": "obs-1a2b...",
+     "op": "upsert", "project": "acme", "payload": {...}}
+
+``origin`` is the writing replica's device id, ``seq`` its local sequence number — also a
+Lamport clock, so ``(seq, origin)`` totally orders every version of every entity. This module
+is pure: no store, no files, so the cloud server can import it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+ENTITIES = ("session", "observation", "prompt", "relation")
+OPS = ("upsert", "delete")
+
+_STR = (str,)
+_OPT_STR = (str, type(None))
+_INT = (int,)
+_OPT_NUM = (int, float, type(None))
+
+# The shared fields of each entity's upsert payload, with the JSON types each may hold.
+# Anything local (pins, review clock, duplicate counters, runtime leases) is absent.
+UPSERT_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
+    "session": {
+        "id": _STR,
+        "project": _STR,
+        "ownership_mode": _STR,
+        "directory": _STR,
+        "started_at": _STR,
+        "ended_at": _OPT_STR,
+        "summary": _OPT_STR,
+    },
+    "observation": {
+        "sync_id": _STR,
+        "session_id": _OPT_STR,
+        "type": _STR,
+        "title": _STR,
+        "content": _STR,
+        "tool_name": _OPT_STR,
+        "project": _STR,
+        "scope": _STR,
+        "topic_key": _OPT_STR,
+        "normalized_hash": _STR,
+        "revision_count": _INT,
+        "expires_at": _OPT_STR,
+        "created_at": _STR,
+        "updated_at": _STR,
+        "deleted_at": _OPT_STR,
+    },
+    "prompt": {
+        "sync_id": _STR,
+        "session_id": _OPT_STR,
+        "content": _STR,
+        "project": _STR,
+        "created_at": _STR,
+    },
+    "relation": {
+        "sync_id": _STR,
+        "source_id": _STR,
+        "target_id": _STR,
+        "relation": _STR,
+        "judgment_status": _STR,
+        "reason": _OPT_STR,
+        "evidence": _OPT_STR,
+        "confidence": _OPT_NUM,
+        "marked_by_kind": _OPT_STR,
+        "marked_by_actor": _OPT_STR,
+        "marked_by_model": _OPT_STR,
+        "session_id": _OPT_STR,
+        "superseded_at": _OPT_STR,
+        "created_at": _STR,
+        "updated_at": _STR,
+    },
+}
+
+# The field of an upsert payload that must equal the mutation's ``key``.
+KEY_FIELD = {"session": "id", "observation": "sync_id", "prompt": "sync_id", "relation": "sync_id"}
+
+# Text fields that may carry user text: exported only after redaction.
+TEXT_FIELDS = {
+    "session": ("summary",),
+    "observation": ("title", "content"),
+    "prompt": ("content",),
+    "relation": ("reason", "evidence"),
+}
+
+
+class MalformedMutation(ValueError):
+    """A mutation that does not follow the format (the message says what is wrong)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Mutation:
+    """One change to one entity. ``payload`` holds the entity's shared fields after the
+    change (upsert) or its key, project and deletion time (delete)."""
+
+    origin: str
+    seq: int
+    entity: str
+    key: str
+    op: str
+    project: str
+    payload: dict[str, Any]
+
+    @property
+    def version(self) -> tuple[int, str]:
+        """The total order of versions: Lamport clock first, origin breaks ties."""
+        return (self.seq, self.origin)
+
+    def to_json(self) -> str:
+        """One line of compact JSON (no newline)."""
+        return json.dumps(
+            {
+                "origin": self.origin,
+                "seq": self.seq,
+                "entity": self.entity,
+                "key": self.key,
+                "op": self.op,
+                "project": self.project,
+                "payload": self.payload,
+            },
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+
+
+def parse_mutation(data: object) -> Mutation:
+    """Validate a decoded JSON object and build the :class:`Mutation`.
+
+    Raises:
+        MalformedMutation: a missing or mistyped field, an unknown entity or op, or a payload
+            whose key field disagrees with ``key``.
+    """
+    if not isinstance(data, dict):
+        raise MalformedMutation("a mutation must be a JSON object")
+    origin, seq, entity, key, op, project, payload = (
+        data.get(name) for name in ("origin", "seq", "entity", "key", "op", "project", "payload")
+    )
+    if not isinstance(origin, str) or not origin:
+        raise MalformedMutation("'origin' must be a non-empty string")
+    if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
+        raise MalformedMutation("'seq' must be a positive integer")
+    if entity not in ENTITIES:
+        raise MalformedMutation(f"unknown entity {entity!r}")
+    if op not in OPS:
+        raise MalformedMutation(f"unknown op {op!r}")
+    if not isinstance(key, str) or not key:
+        raise MalformedMutation("'key' must be a non-empty string")
+    if not isinstance(project, str):
+        raise MalformedMutation("'project' must be a string")
+    if not isinstance(payload, dict):
+        raise MalformedMutation("'payload' must be a JSON object")
+    assert isinstance(entity, str) and isinstance(op, str)
+    if op == "upsert":
+        _check_upsert(entity, key, payload)
+    elif not isinstance(payload.get("deleted_at"), str):
+        raise MalformedMutation("a delete needs 'deleted_at'")
+    return Mutation(origin, seq, entity, key, op, project, payload)
+
+
+def _check_upsert(entity: str, key: str, payload: dict[str, Any]) -> None:
+    for name, types in UPSERT_FIELDS[entity].items():
+        if name not in payload:
+            raise MalformedMutation(f"{entity} payload lacks {name!r}")
+        value = payload[name]
+        if not isinstance(value, types) or isinstance(value, bool):
+            raise MalformedMutation(f"{entity} payload field {name!r} has the wrong type")
+    if payload[KEY_FIELD[entity]] != key:
+        raise MalformedMutation(f"{entity} payload {KEY_FIELD[entity]!r} differs from 'key'")
+    if entity == "observation" and not payload["title"].strip():
+        raise MalformedMutation("an observation needs a title")

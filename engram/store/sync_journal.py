@@ -1,6 +1,6 @@
-"""SQL for the sync journal (migration 0005): mutations, cursors, chunks, versions, tombstones.
+"""SQL for the sync journal (migration 0006): mutations, cursors, chunks, versions, tombstones.
 
-The journal itself is written by triggers (see ``migrations/0005_sync_journal.sql``): every
+The journal itself is written by triggers (see ``migrations/0006_sync_journal.sql``): every
 change to a session, observation, prompt or relation adds one ``sync_mutations`` row in the
 same transaction. This module reads it and keeps the bookkeeping around it. Each function
 takes an open connection; writers run inside :meth:`engram.store.db.Store.write`.

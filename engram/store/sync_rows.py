@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 # entity -> (table, key column, shared columns). The columns are exactly what the journal
-# triggers put in a payload (migration 0005); a test checks they match the wire format.
+# triggers put in a payload (migration 0006); a test checks they match the wire format.
 TABLES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "session": (
         "sessions",

@@ -26,6 +26,7 @@ COMMAND_MODULES: list[str] = [
     "sync",
     "projects",
     "governed",
+    "browse",
     "link",
     "doctor",
     "upgrade",

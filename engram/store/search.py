@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from engram.store.fts import MatchQuery, rank_window
+from engram.store.fts import WINDOW, MatchQuery, rank_window
 from engram.store.observations import get_many
 from engram.store.records import Observation
 
@@ -33,8 +33,10 @@ def search_observations(
     type: str | None = None,
     scope: str | None = None,
     limit: int = 10,
+    offset: int = 0,
 ) -> list[ScoredObservation]:
-    """The best-ranked live observations matching ``query`` and the exact filters given."""
+    """The best-ranked live observations matching ``query`` and the exact filters given
+    (``offset`` skips that many of the best: a later page of the same ranking)."""
     # The collection size only feeds IDF, which a one-word query does not need.
     total = (
         conn.execute("SELECT coalesce(max(id), 0) FROM observations").fetchone()[0]
@@ -47,10 +49,30 @@ def search_observations(
         query.filtered(project=project, type=type, scope=scope),
         total_rows=int(total),
         boosts=BOOSTS,
-        limit=limit,
-    )
+        limit=offset + limit,
+    )[offset:]
     rows = get_many(conn, [r.rowid for r in ranked])
     return [ScoredObservation(rows[r.rowid], r.score) for r in ranked if r.rowid in rows]
+
+
+def count_matches(
+    conn: sqlite3.Connection,
+    query: MatchQuery,
+    *,
+    project: str | None = None,
+    type: str | None = None,
+    scope: str | None = None,
+) -> int:
+    """How many live observations match, counting no further than the ranked window
+    (``WINDOW + 1``: more than that is "more than search ranks")."""
+    expression = query.filtered(project=project, type=type, scope=scope).expression
+    return int(
+        conn.execute(
+            "SELECT count(*) FROM (SELECT rowid FROM observations_fts"
+            " WHERE observations_fts MATCH ? LIMIT ?)",
+            (expression, WINDOW + 1),
+        ).fetchone()[0]
+    )
 
 
 def recent_title_matches(

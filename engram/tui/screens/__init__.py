@@ -1,0 +1,1 @@
+"""One module per screen of ``engram tui``, each with its ``.tcss`` beside it."""

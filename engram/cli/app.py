@@ -25,6 +25,7 @@ COMMAND_MODULES: list[str] = [
     "backup",
     "sync",
     "projects",
+    "conflicts",
     "governed",
     "browse",
     "link",

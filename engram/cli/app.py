@@ -34,6 +34,7 @@ COMMAND_MODULES: list[str] = [
     "hook",
     "mcp",
     "serve",
+    "cloud",
 ]
 
 app = typer.Typer(

@@ -1,0 +1,96 @@
+"""What every cloud route shares: the app's context, bounded JSON bodies, thread offloading.
+
+Routes are small async functions: read the request, call one operation in the thread pool
+(psycopg is synchronous), shape the JSON. A :class:`CloudProblem` becomes its envelope.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from engram.cloud.auth import Principal
+from engram.cloud.gate import admit
+from engram.cloud.problems import CloudProblem, invalid, too_large
+from engram.cloud.settings import CloudSettings
+from engram.cloud.store.db import CloudStore
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class CloudContext:
+    """The app's shared state: settings and the connection pool."""
+
+    settings: CloudSettings
+    store: CloudStore
+
+
+def context(request: Request) -> CloudContext:
+    """The :class:`CloudContext` of the running app."""
+    ctx: CloudContext = request.app.state.cloud
+    return ctx
+
+
+async def read_json(request: Request, limit: int) -> dict[str, Any]:
+    """The body as a JSON object, refusing more than ``limit`` bytes with 413."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise too_large(limit)
+    body = bytearray()
+    async for piece in request.stream():
+        body.extend(piece)
+        if len(body) > limit:
+            raise too_large(limit)
+    try:
+        parsed = json.loads(body or b"{}")
+    except (ValueError, RecursionError) as exc:
+        raise invalid("invalid_json", "the body is not valid JSON") from exc
+    if not isinstance(parsed, dict):
+        raise invalid("invalid_json", "the body must be a JSON object")
+    return parsed
+
+
+async def offload(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run a blocking (database) call in the thread pool."""
+    return await run_in_threadpool(func, *args, **kwargs)
+
+
+async def admitted(
+    request: Request, route: str, *, project: str | None = None, require: Any = None
+) -> Principal:
+    """The authenticated, authorized caller (see :func:`engram.cloud.gate.admit`)."""
+    ctx = context(request)
+    header = request.headers.get("authorization")
+    return await offload(
+        admit, ctx.store, ctx.settings, header, route=route, project=project, require=require
+    )
+
+
+def project_param(value: Any) -> str:
+    """A request's project: a non-empty string (400 ``project_required`` otherwise)."""
+    if not isinstance(value, str) or not value.strip():
+        raise CloudProblem(400, "invalid_request", "project_required", "project is required")
+    return value.strip()
+
+
+def int_param(request: Request, name: str, default: int) -> int:
+    """A non-negative integer query parameter (400 when malformed)."""
+    raw = request.query_params.get(name, "")
+    if raw == "":
+        return default
+    if not raw.isdigit():
+        raise invalid("invalid_query", f"{name} must be a non-negative integer")
+    return int(raw)
+
+
+def problem_response(request: Request, exc: Exception) -> JSONResponse:
+    """Exception handler: a CloudProblem as its envelope."""
+    assert isinstance(exc, CloudProblem)
+    return JSONResponse(exc.envelope(), status_code=exc.status)

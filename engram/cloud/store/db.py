@@ -1,0 +1,100 @@
+"""``CloudStore``: the psycopg 3 connection pool shared by the app, migrated on open.
+
+Usage::
+
+    store = CloudStore.open(url)             # opens the pool, applies pending migrations
+    with store.transaction() as conn:        # one unit of work: commit, or roll back on error
+        mutations.pull(conn, project="p", since=0, limit=100)
+    store.close()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from engram.cloud.store.migrate import migrate
+from engram.errors import EngramError
+
+Conn = psycopg.Connection[dict[str, Any]]
+
+
+def _unreachable(url: str, exc: Exception) -> EngramError:
+    where = url.split("@")[-1].split("?")[0]
+    return EngramError(
+        "cloud.database_unreachable",
+        f"cannot reach Postgres at {where}: {str(exc).strip().splitlines()[0] if str(exc) else exc}",
+        "check ENGRAM_DATABASE_URL and that the database server is running",
+    )
+
+
+class CloudStore:
+    """A pool of connections to the cloud database.
+
+    Args:
+        url: a libpq connection string or URL (``ENGRAM_DATABASE_URL``).
+        max_size: the most connections this process opens (default 10).
+    """
+
+    def __init__(self, url: str, *, max_size: int = 10) -> None:
+        self.url = url
+        self.pool: ConnectionPool[Conn] = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=max_size,
+            kwargs={"row_factory": dict_row},
+            open=False,
+            timeout=30.0,
+            name="engram-cloud",
+        )
+
+    @classmethod
+    def open(cls, url: str, *, max_size: int = 10) -> CloudStore:
+        """Open the pool, check the database answers, apply pending migrations.
+
+        Raises:
+            EngramError: ``cloud.database_unreachable`` when Postgres does not answer.
+        """
+        try:
+            # One direct connection first: a wrong URL fails fast with libpq's own reason.
+            with psycopg.connect(url, connect_timeout=10, row_factory=dict_row) as conn:
+                migrate(conn)
+        except psycopg.Error as exc:
+            raise _unreachable(url, exc) from exc
+        store = cls(url, max_size=max_size)
+        try:
+            store.pool.open(wait=True, timeout=15.0)
+        except PoolTimeout as exc:
+            store.pool.close()
+            raise _unreachable(url, exc) from exc
+        return store
+
+    @contextmanager
+    def transaction(self) -> Iterator[Conn]:
+        """One unit of work on a pooled connection: commit on success, roll back on error."""
+        with self.pool.connection() as conn, conn.transaction():
+            yield conn
+
+    def ping(self) -> bool:
+        """True when the database answers ``SELECT 1``."""
+        try:
+            with self.pool.connection(timeout=5.0) as conn:
+                conn.execute("SELECT 1")
+            return True
+        except (psycopg.Error, PoolTimeout):
+            return False
+
+    def close(self) -> None:
+        """Close every pooled connection."""
+        self.pool.close()
+
+    def __enter__(self) -> CloudStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,96 @@
+"""Per-project sync controls (pause/resume) and ``cloud_sync_audit_log``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engram.cloud.store.db import Conn
+
+_SET_SYNC = """
+    INSERT INTO cloud_projects (name, sync_enabled, paused_by, updated_at)
+    VALUES (%(project)s, %(enabled)s, %(paused_by)s, NOW())
+    ON CONFLICT (name) DO UPDATE
+    SET sync_enabled = EXCLUDED.sync_enabled,
+        paused_by = EXCLUDED.paused_by,
+        updated_at = NOW()
+    RETURNING name, sync_enabled, paused_by, updated_at
+"""
+
+
+def set_sync_enabled(conn: Conn, project: str, enabled: bool, actor: str) -> dict[str, Any]:
+    """Pause (``enabled=False``) or resume a project's sync; returns the project's controls."""
+    params = {"project": project, "enabled": enabled, "paused_by": None if enabled else actor}
+    row = conn.execute(_SET_SYNC, params).fetchone()
+    assert row is not None
+    return row
+
+
+_LIST = """
+    SELECT p.name, p.sync_enabled, p.paused_by, p.updated_at, p.last_seq,
+           (SELECT COUNT(*) FROM cloud_chunks c WHERE c.project = p.name) AS chunk_count
+    FROM cloud_projects p
+    ORDER BY p.name
+"""
+
+
+def list_projects(conn: Conn) -> list[dict[str, Any]]:
+    """Every project the cloud knows, with its sync controls and sizes."""
+    return list(conn.execute(_LIST).fetchall())
+
+
+_GET = "SELECT name, sync_enabled, paused_by, updated_at, last_seq FROM cloud_projects WHERE name = %(p)s"
+
+
+def get_project(conn: Conn, project: str) -> dict[str, Any] | None:
+    """One project's controls, or None when it was never seen."""
+    return conn.execute(_GET, {"p": project}).fetchone()
+
+
+_RECORD_REJECTION = """
+    INSERT INTO cloud_sync_audit_log
+        (contributor, project, action, outcome, entry_count, reason_code)
+    VALUES
+        (%(contributor)s, %(project)s, %(action)s, %(outcome)s, %(entry_count)s, %(reason_code)s)
+"""
+
+
+def record_sync_rejection(
+    conn: Conn,
+    *,
+    contributor: str,
+    project: str,
+    action: str,
+    entry_count: int,
+    outcome: str = "rejected_project_paused",
+    reason_code: str = "sync-paused",
+) -> None:
+    """Append one row to ``cloud_sync_audit_log``."""
+    conn.execute(
+        _RECORD_REJECTION,
+        {
+            "contributor": contributor,
+            "project": project,
+            "action": action,
+            "outcome": outcome,
+            "entry_count": entry_count,
+            "reason_code": reason_code,
+        },
+    )
+
+
+_LIST_SYNC_AUDIT = """
+    SELECT id, occurred_at, contributor, project, action, outcome, entry_count, reason_code,
+           metadata
+    FROM cloud_sync_audit_log
+    WHERE (%(project)s::text IS NULL OR project = %(project)s)
+    ORDER BY id DESC
+    LIMIT %(limit)s OFFSET %(offset)s
+"""
+
+
+def list_sync_audit(
+    conn: Conn, *, project: str | None = None, limit: int = 50, offset: int = 0
+) -> list[dict[str, Any]]:
+    """Newest sync-audit rows first."""
+    params = {"project": project, "limit": limit, "offset": offset}
+    return list(conn.execute(_LIST_SYNC_AUDIT, params).fetchall())

@@ -26,6 +26,7 @@ from engram.server import catalog
 from engram.server.envelope import ToolOutcome, error_result, success_result
 from engram.server.options import ServerOptions
 from engram.server.registry import ToolSpec, all_tools, select_tools
+from engram.server.selection import unknown_tool_note
 
 logger = logging.getLogger("engram.server")
 
@@ -56,8 +57,10 @@ class EngramServer:
         options: the parsed command line.
     """
 
-    def __init__(self, options: ServerOptions) -> None:
+    def __init__(self, options: ServerOptions, *, announced_unknown: bool = False) -> None:
         self.options = options
+        # The quick start already printed the --tools notes when it answered tools/list.
+        self.announced_unknown = announced_unknown
         self._tools: dict[str, ToolSpec] | None = None
 
     @property
@@ -66,7 +69,8 @@ class EngramServer:
         if self._tools is None:
             tools, unknown = select_tools(self.options.tools)
             for name in unknown:
-                print(f"engram-mcp: --tools: ignoring unknown tool {name!r}", file=sys.stderr)
+                if not self.announced_unknown:
+                    print(unknown_tool_note(name), file=sys.stderr)
             self._tools = {t.name: t for t in tools}
         return self._tools
 
@@ -120,9 +124,11 @@ class EngramServer:
         return success_result(outcome)
 
 
-def build_server(options: ServerOptions) -> tuple[Server[Any], EngramServer]:
+def build_server(
+    options: ServerOptions, *, announced_unknown: bool = False
+) -> tuple[Server[Any], EngramServer]:
     """The SDK server wired to an :class:`EngramServer` for ``options``."""
-    engram = EngramServer(options)
+    engram = EngramServer(options, announced_unknown=announced_unknown)
 
     # Typed results: the SDK fills resultType / ttlMs / cacheScope for the 2026-07-28 era.
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:

@@ -1,12 +1,19 @@
 """``engram-mcp`` (and ``engram mcp``): start the stdio MCP server.
 
-Importing this module is cheap; the SDK and the tool modules load inside :func:`main`.
+Importing this module is cheap. The quick start (:mod:`engram.server.quickstart`) answers the
+opening ``initialize`` / ``tools/list`` from data; the SDK and the tool modules load at the first
+request that needs them.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING, BinaryIO
+
+if TYPE_CHECKING:
+    from engram.server.options import ServerOptions
+    from engram.server.stdio import ReadsLines
 
 USAGE = """usage: engram-mcp [--tools=agent|admin|governed|all|NAME,...] [--project NAME]
                   [--always-load] [--no-elicitation]
@@ -35,22 +42,46 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-def _serve(options: object) -> int:
+def _serve(options: ServerOptions) -> int:
+    from engram.server.quickstart import QuickStart, ReplayReader, claim_stdio, load_catalogue
+
+    reader, writer = claim_stdio()
+    catalogue = load_catalogue()
+    if catalogue is None:
+        return _serve_sdk(options, reader, writer)
+    handover = QuickStart(catalogue, options).serve(reader, writer)
+    if handover is None:
+        return 0  # stdin closed: everything received was answered
+    return _serve_sdk(
+        options,
+        ReplayReader(handover.lines, reader),
+        writer,
+        silent_ids=handover.silent_ids,
+        announced_unknown=handover.announced_unknown,
+    )
+
+
+def _serve_sdk(
+    options: ServerOptions,
+    reader: ReadsLines,
+    writer: BinaryIO,
+    *,
+    silent_ids: Collection[str] = (),
+    announced_unknown: bool = False,
+) -> int:
+    """Serve the rest of the connection with the MCP SDK (imported here, on first need)."""
     import logging
 
     import anyio
 
     from engram.server.app import build_server
     from engram.server.dispatch import serve_both_eras
-    from engram.server.options import ServerOptions
-    from engram.server.stdio import LineTransport, claim_stdio
+    from engram.server.stdio import LineTransport
 
-    assert isinstance(options, ServerOptions)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="engram-mcp: %(message)s")
-    server, engram = build_server(options)
+    server, engram = build_server(options, announced_unknown=announced_unknown)
     init_options = server.create_initialization_options()
-    reader, writer = claim_stdio()
-    transport = LineTransport(reader, writer)
+    transport = LineTransport(reader, writer, silent_ids)
 
     async def serve(read_stream, write_stream) -> None:  # type: ignore[no-untyped-def]
         await serve_both_eras(server, engram, read_stream, write_stream, init_options)

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from engram.errors import EngramError
 from engram.server.output_schemas import output_schema
+from engram.server.selection import choose
 
 ParamType = Literal["string", "integer", "number", "boolean", "string_list", "object"]
 Family = Literal["mem", "engram"]
@@ -298,17 +299,8 @@ def select_tools(selection: Iterable[str]) -> tuple[list[ToolSpec], list[str]]:
     A selection is profile names (``agent``, ``admin``, ``governed``, ``all``) and/or tool names.
     """
     tools = all_tools()
-    names = {t.name for t in tools}
-    wanted = list(selection)
-    unknown = [w for w in wanted if w != "all" and w not in names and not _is_profile(w, tools)]
-    if "all" in wanted:
-        return tools, unknown
-    chosen = [t for t in tools if t.name in wanted or any(p in t.profiles for p in wanted)]
-    return chosen, unknown
-
-
-def _is_profile(name: str, tools: list[ToolSpec]) -> bool:
-    return any(name in t.profiles for t in tools) or name in ("agent", "admin", "governed")
+    chosen, unknown = choose(selection, [(t.name, t.profiles) for t in tools])
+    return [tools[i] for i in chosen], unknown
 
 
 def _json_type(value: Any) -> str:

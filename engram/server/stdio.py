@@ -14,22 +14,31 @@ What it adds to the SDK's stdio transport:
 from __future__ import annotations
 
 import json
-import os
-import sys
 from collections import Counter
-from collections.abc import Callable, Coroutine
-from typing import Any, BinaryIO
+from collections.abc import Callable, Collection, Coroutine
+from typing import Any, BinaryIO, Protocol
 
 import anyio
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
+from engram.server.quickstart import claim_stdio
+
+__all__ = ["LineTransport", "claim_stdio"]
+
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 
 # How long to wait, after stdin closes, for requests still being served.
 DRAIN_TIMEOUT_S = 120.0
+
+
+class ReadsLines(Protocol):
+    """Anything with a blocking binary ``readline`` (stdin, or the quick start's replay)."""
+
+    def readline(self) -> bytes: ...
+
 
 Serve = Callable[
     [MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]],
@@ -41,13 +50,18 @@ class LineTransport:
     """Moves JSON-RPC lines between two binary streams and the SDK dispatcher.
 
     Args:
-        reader: where requests arrive (stdin's binary buffer).
+        reader: where requests arrive (stdin's binary buffer, or the quick start's replay).
         writer: where responses go (a private duplicate of stdout).
+        silent_ids: request ids whose responses are dropped, not written.
     """
 
-    def __init__(self, reader: BinaryIO, writer: BinaryIO) -> None:
+    def __init__(
+        self, reader: ReadsLines, writer: BinaryIO, silent_ids: Collection[Any] = ()
+    ) -> None:
         self.reader = reader
         self.writer = writer
+        # Answers to requests the quick start replays (the client was already answered).
+        self.silent_ids = frozenset(silent_ids)
         self.pending: Counter[Any] = Counter()
         self.eof = False
         self.drained = anyio.Event()
@@ -118,8 +132,9 @@ class LineTransport:
         async with from_server:
             async for item in from_server:
                 message = item.message
-                data = message.model_dump_json(by_alias=True, exclude_unset=True)
-                self._write_line(data)
+                silent = getattr(message, "id", None) in self.silent_ids
+                if not silent:
+                    self._write_line(message.model_dump_json(by_alias=True, exclude_unset=True))
                 if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
                     self._answered(message.id)
 
@@ -163,12 +178,3 @@ def _invalid_request_reason(raw: Any) -> str:
     if "method" in raw and not isinstance(raw.get("method"), str):
         return 'Invalid Request: "method" must be a string'
     return "Invalid Request: not a JSON-RPC 2.0 request, notification or response"
-
-
-def claim_stdio() -> tuple[BinaryIO, BinaryIO]:
-    """Take stdin/stdout for the wire; afterwards fd 1 and ``sys.stdout`` write to stderr."""
-    sys.stdout.flush()
-    wire_out = os.fdopen(os.dup(1), "wb", buffering=0)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return sys.stdin.buffer, wire_out

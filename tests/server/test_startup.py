@@ -20,7 +20,7 @@ def test_initialize_is_answered_without_loading_tools_or_the_store(sandbox: Sand
     )
     assert b'"protocolVersion"' in proc.stdout
     imported = [line.split("|")[-1].strip() for line in proc.stderr.decode().splitlines()]
-    assert "engram.server.app" in imported
+    assert "engram.server.quickstart" in imported
     heavy = [m for m in imported if m.startswith(("engram.memory", "engram.store", "rich"))]
     assert heavy == []
     assert not any(m.startswith("engram.server.mem_tools") for m in imported)

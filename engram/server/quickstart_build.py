@@ -1,0 +1,131 @@
+"""Build ``quickstart.json`` from the live SDK server: what it answers, recorded as data.
+
+Run ``python -m engram.server.quickstart_build`` (or the quick-start test with
+``ENGRAM_UPDATE_GOLDEN=1``) after changing a tool, the instructions or the SDK version. Every
+answer in the file is what the real SDK pipeline (:func:`engram.server.main._serve_sdk`, the
+same stdio transport and dispatcher) wrote for the same request, so the quick start serves the
+same bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from dataclasses import replace
+from typing import Any
+
+from engram.server.options import ServerOptions
+from engram.server.quickstart import (
+    CAPABILITIES_KEY,
+    CATALOGUE,
+    PROTOCOL_VERSION_KEY,
+    source_fingerprint,
+)
+
+ALL = ServerOptions()
+
+
+def sdk_answers(lines: list[dict[str, Any]], options: ServerOptions = ALL) -> list[bytes]:
+    """The raw lines the SDK server writes for ``lines`` (one process-free connection)."""
+    from engram.server.main import _serve_sdk
+
+    reader = io.BytesIO(b"".join(json.dumps(line).encode("utf-8") + b"\n" for line in lines))
+    writer = io.BytesIO()
+    _serve_sdk(options, reader, writer, announced_unknown=True)
+    return writer.getvalue().splitlines()
+
+
+def handshake(version: str, rid: int = 0) -> list[dict[str, Any]]:
+    """A legacy opening: initialize at ``version`` and notifications/initialized."""
+    params = {
+        "protocolVersion": version,
+        "capabilities": {},
+        "clientInfo": {"name": "engram-quickstart", "version": "1"},
+    }
+    return [
+        {"jsonrpc": "2.0", "id": rid, "method": "initialize", "params": params},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+
+
+def tools_list(rid: int, modern: str | None = None) -> dict[str, Any]:
+    """A ``tools/list`` request, with the 2026-07-28 envelope when ``modern`` is a version."""
+    line: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": "tools/list"}
+    if modern:
+        line["params"] = {"_meta": {PROTOCOL_VERSION_KEY: modern, CAPABILITIES_KEY: {}}}
+    return line
+
+
+def _results(lines: list[dict[str, Any]], options: ServerOptions) -> list[dict[str, Any]]:
+    return [json.loads(raw)["result"] for raw in sdk_answers(lines, options)]
+
+
+def build_catalogue() -> dict[str, Any]:
+    """The catalogue the quick start serves, from the live registry and SDK."""
+    from mcp_types.version import (
+        HANDSHAKE_PROTOCOL_VERSIONS,
+        LATEST_HANDSHAKE_VERSION,
+        LATEST_MODERN_VERSION,
+    )
+
+    from engram.server.registry import all_tools
+
+    loaded = replace(ALL, always_load=True)
+    initialize: dict[str, Any] = {}
+    listings: dict[str, list[list[dict[str, Any]]]] = {}
+    for version in HANDSHAKE_PROTOCOL_VERSIONS:
+        plain = _results([*handshake(version), tools_list(1)], ALL)
+        marked = _results([*handshake(version), tools_list(1)], loaded)
+        initialize[version] = plain[0]
+        listings[version] = [plain[1]["tools"], marked[1]["tools"]]
+        tools_result = {**plain[1], "tools": None}
+    modern_plain = _results([tools_list(1, LATEST_MODERN_VERSION)], ALL)[0]
+    modern_marked = _results([tools_list(1, LATEST_MODERN_VERSION)], loaded)[0]
+    listings[LATEST_MODERN_VERSION] = [modern_plain["tools"], modern_marked["tools"]]
+    variants: dict[str, str] = {}
+    distinct: dict[str, list[list[dict[str, Any]]]] = {}
+    for version, pair in listings.items():
+        # Key order is part of the bytes on the wire: compare serialized forms.
+        key = next((k for k, seen in distinct.items() if _same(seen, pair)), version)
+        distinct.setdefault(key, pair)
+        variants[version] = key
+    tools = []
+    for i, spec in enumerate(all_tools()):
+        entry: dict[str, Any] = {"name": spec.name, "profiles": sorted(spec.profiles)}
+        entry["listings"] = {key: pair[0][i] for key, pair in distinct.items()}
+        if any(not _same(pair[1][i], pair[0][i]) for pair in distinct.values()):
+            entry["always_load"] = {key: pair[1][i] for key, pair in distinct.items()}
+        tools.append(entry)
+    return {
+        "fingerprint": source_fingerprint(),
+        "latest_handshake": LATEST_HANDSHAKE_VERSION,
+        "initialize": initialize,
+        "tools_result": tools_result,
+        "modern": {
+            "version": LATEST_MODERN_VERSION,
+            "tools_result": {**modern_plain, "tools": None},
+        },
+        "tool_variants": variants,
+        "tools": tools,
+    }
+
+
+def _same(a: Any, b: Any) -> bool:
+    return json.dumps(a, ensure_ascii=False) == json.dumps(b, ensure_ascii=False)
+
+
+def render(catalogue: dict[str, Any]) -> str:
+    """The file's text (stable, reviewable in a diff)."""
+    return json.dumps(catalogue, indent=1, ensure_ascii=False) + "\n"
+
+
+def main() -> int:
+    """Write ``quickstart.json`` next to the quick start."""
+    CATALOGUE.write_text(render(build_catalogue()), encoding="utf-8")
+    print(f"wrote {CATALOGUE}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

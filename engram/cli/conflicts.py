@@ -6,6 +6,7 @@ detected from the working directory, as for every read command.
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Annotated, Any
@@ -231,6 +232,69 @@ def scan_command(
         typer.echo(f"WARNING: {data['warning']}", err=True)
     for error in report.errors[:5]:
         typer.echo(f"warning: semantic judge: {error}", err=True)
+
+
+@conflicts_app.command("deferred")
+def deferred_command(
+    status: Annotated[
+        str | None, typer.Option("--status", help="deferred, dead or applied.")
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", help="Rows (default 50, max 500).")] = 50,
+    inspect: Annotated[
+        str | None, typer.Option("--inspect", help="Print one row's payload by its sync id.")
+    ] = None,
+    replay: Annotated[bool, typer.Option("--replay", help="Retry every deferred row now.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Inspect or replay pulled sync mutations that wait for a missing parent."""
+    if inspect is not None and replay:
+        raise typer.BadParameter("--inspect and --replay are mutually exclusive; pick one")
+    from engram.cli.selection import open_store
+    from engram.sync import deferred
+
+    with open_store() as store:
+        if replay:
+            counts = deferred.replay_deferred(store)
+            if as_json:
+                emit_json(counts)
+            else:
+                typer.echo(labelled(counts.items()))
+            return
+        if inspect is not None:
+            row = deferred.inspect_deferred(store, inspect)
+            if as_json:
+                emit_json(row)
+                return
+            shown = {k: v for k, v in row.items() if k not in ("payload", "payload_raw")}
+            typer.echo(labelled(shown.items()))
+            typer.echo("payload:")
+            typer.echo(
+                json.dumps(row["payload"], indent=2) if row["payload_valid"] else row["payload_raw"]
+            )
+            return
+        page = deferred.list_deferred(store, status=status, limit=limit)
+    if as_json:
+        emit_json(page.to_dict())
+        return
+    if not page.rows:
+        typer.echo("no deferred rows")
+        return
+    typer.echo(f"showing {len(page.rows)} of {page.total}")
+    for row in page.rows:
+        typer.echo("")
+        typer.echo(
+            labelled(
+                (key, row[key])
+                for key in (
+                    "sync_id",
+                    "entity",
+                    "apply_status",
+                    "retry_count",
+                    "first_seen_at",
+                    "last_error",
+                )
+            )
+        )
 
 
 def _confirmer(options: ScanOptions, agent: str) -> Confirm:

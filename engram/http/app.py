@@ -37,6 +37,7 @@ ROUTE_GROUPS: list[str] = [
     "diagnostics",
     "projects",
     "sync_status",
+    "conflicts",
 ]
 
 Lifespan = Callable[[Starlette], AbstractAsyncContextManager[None]]

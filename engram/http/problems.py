@@ -17,6 +17,8 @@ STATUS_BY_CODE: dict[str, int] = {
     "memory.unknown_session": 404,
     "memory.prompt_not_found": 404,
     "memory.unknown_judgment": 404,
+    "conflicts.not_found": 404,
+    "sync.deferred_not_found": 404,
     "project.unknown": 404,
     "project.ambiguous": 409,
     "memory.project_mismatch": 409,

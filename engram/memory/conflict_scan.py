@@ -144,9 +144,10 @@ def _in_range(name: str, value: int, bounds: tuple[int, int]) -> int:
 
 @dataclass(frozen=True, slots=True)
 class ScanOptions:
-    """What one scan page does (the seed's defaults); :meth:`checked` validates ranges."""
+    """What one scan page does (the seed's defaults); :meth:`checked` validates ranges.
+    ``project`` None walks every project (pairs never cross projects)."""
 
-    project: str
+    project: str | None
     limit: int = PAGE_MAX
     cursor: int | None = None
     since: str | None = None
@@ -175,7 +176,7 @@ class ScanOptions:
 class ScanReport:
     """What a scan page saw and did, in the seed's fields."""
 
-    project: str
+    project: str | None
     dry_run: bool
     inspected: int = 0
     ranked_queries: int = 0

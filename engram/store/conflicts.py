@@ -130,12 +130,15 @@ def counts(
 
 
 def scan_page(
-    conn: sqlite3.Connection, *, project: str, after_id: int, since: str | None, limit: int
+    conn: sqlite3.Connection, *, project: str | None, after_id: int, since: str | None, limit: int
 ) -> list[Observation]:
-    """The next ``limit`` live observations of ``project`` with id above ``after_id`` (and
-    created at or after ``since``), by id."""
-    sql = f"SELECT {_COLUMNS} FROM observations WHERE project = ? AND id > ? AND deleted_at IS NULL"
-    params: list[object] = [project, after_id]
+    """The next ``limit`` live observations of ``project`` (None: every project) with id above
+    ``after_id`` (and created at or after ``since``), by id."""
+    sql = f"SELECT {_COLUMNS} FROM observations WHERE id > ? AND deleted_at IS NULL"
+    params: list[object] = [after_id]
+    if project is not None:
+        sql += " AND project = ?"
+        params.append(project)
     if since is not None:
         sql += " AND created_at >= ?"
         params.append(since)

@@ -104,3 +104,27 @@ def counts(conn: sqlite3.Connection) -> dict[str, int]:
     ):
         found[str(status)] = int(number)
     return found
+
+
+def page(
+    conn: sqlite3.Connection, *, status: str | None, limit: int, offset: int
+) -> tuple[int, list[DeferredRow]]:
+    """``(total of that status, one page oldest first)`` (every status when None)."""
+    where, params = ("WHERE apply_status = ?", (status,)) if status else ("", ())
+    total = conn.execute(f"SELECT count(*) FROM sync_apply_deferred {where}", params).fetchone()
+    rows = _rows(conn, f"{where} ORDER BY id LIMIT ? OFFSET ?", (*params, limit, offset))
+    return int(total[0]), rows
+
+
+def by_entity_key(conn: sqlite3.Connection, entity_key: str) -> DeferredRow | None:
+    """The newest queued row for one entity (its sync id), or None."""
+    rows = _rows(conn, "WHERE entity_key = ? ORDER BY id DESC LIMIT 1", (entity_key,))
+    return rows[0] if rows else None
+
+
+def last_attempted(conn: sqlite3.Connection, row_id: int) -> str | None:
+    """When the row was last tried."""
+    row = conn.execute(
+        "SELECT last_attempted_at FROM sync_apply_deferred WHERE id = ?", (row_id,)
+    ).fetchone()
+    return str(row[0]) if row and row[0] is not None else None

@@ -89,7 +89,7 @@ class Replica:
     def pull_from(self, other: Replica) -> None:
         """What ``git pull`` does to .engram: new chunk files arrive, manifests union."""
         self.folder.prepare()
-        for chunk_id, path in other.folder.chunk_files().items():
+        for path in other.folder.chunk_files().values():
             target = self.folder.chunks_dir / path.name
             if not target.exists():
                 shutil.copyfile(path, target)

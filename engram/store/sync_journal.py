@@ -150,7 +150,9 @@ def record_sync(
 def state(conn: sqlite3.Connection, target_key: str) -> dict[str, object] | None:
     """The ``sync_state`` row of ``target_key`` as a dict, or None."""
     row = conn.execute("SELECT * FROM sync_state WHERE target_key = ?", (target_key,)).fetchone()
-    return {key: row[key] for key in row.keys()}  # noqa: SIM118 if row else None
+    if row is None:
+        return None
+    return {key: row[key] for key in row.keys()}  # noqa: SIM118
 
 
 # -- chunks ---------------------------------------------------------------------------------

@@ -1,19 +1,17 @@
-"""Cloud chunks: a batch of mutations as one content-addressed blob.
+"""Cloud chunks, in the chunk format of :mod:`engram.sync.chunk` (one origin per chunk).
 
-The bytes are gzipped JSONL, one mutation per line; the chunk id is a SHA-256 prefix of the
-uncompressed lines, so a chunk whose id does not match its content is refused.
+A materialized chunk groups accepted mutations by origin; a pushed chunk is verified with the
+sync module's own reader (gzip, header, line count, SHA-256 of the content = its id).
 """
 
 from __future__ import annotations
 
-import gzip
-import hashlib
-import json
-import zlib
 from collections.abc import Iterable
-from typing import Any
+from datetime import UTC, datetime
 
-ID_LENGTH = 16
+from engram.errors import EngramError
+from engram.sync.chunk import Chunk, EncodedChunk, encode_chunk, read_chunk
+from engram.sync.mutation import Mutation
 
 
 class ChunkRefused(ValueError):
@@ -24,47 +22,30 @@ class ChunkRefused(ValueError):
         self.code = code
 
 
-def chunk_id_of(lines: bytes) -> str:
-    """The id of a chunk with these uncompressed JSONL bytes."""
-    return hashlib.sha256(lines).hexdigest()[:ID_LENGTH]
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def encode(rows: Iterable[dict[str, Any]]) -> tuple[str, bytes]:
-    """``(chunk_id, gzipped bytes)`` for mutation rows (deterministic for the same rows)."""
-    lines = b"".join(
-        json.dumps(row, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode() + b"\n"
-        for row in rows
-    )
-    return chunk_id_of(lines), gzip.compress(lines, mtime=0)
+def encode_by_origin(mutations: Iterable[Mutation]) -> list[tuple[EncodedChunk, list[Mutation]]]:
+    """One chunk per origin, mutations in the order given."""
+    groups: dict[str, list[Mutation]] = {}
+    for mutation in mutations:
+        groups.setdefault(mutation.origin, []).append(mutation)
+    created = _now()
+    return [
+        (encode_chunk(origin, created, [m.to_json() for m in group]), group)
+        for origin, group in groups.items()
+    ]
 
 
-def decode(chunk_id: str, content: bytes) -> list[dict[str, Any]]:
-    """The rows of a chunk, after checking it is gzip, JSONL, and matches ``chunk_id``.
-
-    Raises:
-        ChunkRefused: ``chunk_not_gzip``, ``chunk_hash_mismatch``, ``chunk_malformed``.
-    """
+def decode(chunk_id: str, content: bytes) -> Chunk:
+    """A verified chunk. Raises ChunkRefused ``chunk_hash_mismatch`` when the content does not
+    hash to ``chunk_id``, ``chunk_invalid`` for any other defect."""
     try:
-        lines = gzip.decompress(content)
-    except (OSError, EOFError, zlib.error) as exc:
-        raise ChunkRefused("chunk_not_gzip", f"chunk {chunk_id} is not gzip data") from exc
-    if chunk_id_of(lines) != chunk_id:
-        raise ChunkRefused(
-            "chunk_hash_mismatch", f"chunk_id {chunk_id} does not match payload content hash"
-        )
-    rows: list[dict[str, Any]] = []
-    for number, line in enumerate(lines.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError as exc:
+        return read_chunk(chunk_id, content)
+    except EngramError as exc:
+        if "SHA-256" in exc.message:
             raise ChunkRefused(
-                "chunk_malformed", f"chunk {chunk_id} line {number} is not JSON"
+                "chunk_hash_mismatch", f"chunk_id {chunk_id} does not match payload content hash"
             ) from exc
-        if not isinstance(row, dict):
-            raise ChunkRefused(
-                "chunk_malformed", f"chunk {chunk_id} line {number} is not an object"
-            )
-        rows.append(row)
-    return rows
+        raise ChunkRefused("chunk_invalid", exc.message) from exc

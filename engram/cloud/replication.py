@@ -19,8 +19,8 @@ from engram.cloud.auth import Principal
 from engram.cloud.problems import CloudProblem, invalid
 from engram.cloud.store import mutations, projects
 from engram.cloud.store.db import CloudStore, Conn
-from engram.cloud.store.mutations import NewMutation
-from engram.cloud.wire import mutation_rows, parse_entries
+from engram.cloud.wire import as_entries, parse_entries, stored_mutation
+from engram.sync.mutation import Mutation
 
 MAX_PULL = 1000
 
@@ -35,7 +35,7 @@ def _store_batch(
     conn: Conn,
     project: str,
     after_seq: int,
-    batch: Sequence[NewMutation],
+    batch: Sequence[Mutation],
     *,
     created_by: str,
     principal_id: str | None,
@@ -73,28 +73,28 @@ def push_mutations(
         else:
             rejected = False
             fresh = mutations.unknown_mutations(conn, project, batch)
-            chunk_id: str | None = None
+            chunk_ids: list[str] = []
             last = locked.last_seq
-            if fresh:
-                chunk_id, content = chunks.encode(mutation_rows(project, fresh))
+            for chunk, group in chunks.encode_by_origin(fresh):
                 last = _store_batch(
                     conn,
                     project,
-                    locked.last_seq,
-                    fresh,
+                    last,
+                    group,
                     created_by=label,
                     principal_id=principal.id,
-                    chunk_id=chunk_id,
+                    chunk_id=chunk.id,
                 )
                 mutations.insert_chunk(
                     conn,
                     project,
-                    chunk_id,
-                    content,
+                    chunk.id,
+                    chunk.data,
                     created_by=label,
                     origin="materialized",
-                    mutation_count=len(fresh),
+                    mutation_count=len(group),
                 )
+                chunk_ids.append(chunk.id)
     if rejected:
         raise _paused(project)
     return {
@@ -102,7 +102,7 @@ def push_mutations(
         "accepted": len(fresh),
         "duplicates": len(batch) - len(fresh),
         "last_seq": last,
-        "chunk_id": chunk_id,
+        "chunks": chunk_ids,
     }
 
 
@@ -112,22 +112,8 @@ def pull_mutations(store: CloudStore, project: str, since: int, limit: int) -> d
     with store.transaction() as conn:
         rows = mutations.pull(conn, project, since, limit)
         last = mutations.last_seq(conn, project)
-    out = [
-        {
-            "seq": r["seq"],
-            "origin": r["origin"],
-            "clock": r["clock"],
-            "entity": r["entity"],
-            "entity_key": r["entity_key"],
-            "op": r["op"],
-            "project": project,
-            "payload": r["payload"],
-            "created_by": r["created_by"],
-            "received_at": r["received_at"].isoformat(),
-        }
-        for r in rows
-    ]
-    next_since = out[-1]["seq"] if out else since
+    out = as_entries(stored_mutation(r) for r in rows)
+    next_since = int(rows[-1]["seq"]) if rows else since
     return {
         "project": project,
         "mutations": out,
@@ -155,10 +141,9 @@ def push_chunk(
     except (binascii.Error, ValueError) as exc:
         raise invalid("chunk_not_base64", f"chunk {chunk_id} content is not base64") from exc
     try:
-        rows = chunks.decode(chunk_id, content)
+        batch = list(chunks.decode(chunk_id, content).mutations)
     except chunks.ChunkRefused as exc:
         raise CloudProblem(400, "repairable", exc.code, str(exc)) from exc
-    batch = parse_entries(rows)
     with store.transaction() as conn:
         locked = mutations.lock_project(conn, project)
         if not locked.sync_enabled:

@@ -1,8 +1,9 @@
-"""The mutation entries clients send and receive, validated at the edge.
+"""Mutations as clients send and receive them: the format of :mod:`engram.sync.mutation`.
 
-An entry is ``{"origin", "clock", "entity", "entity_key", "op", "payload"}``: ``origin`` is the
-writing replica's device id and ``clock`` its Lamport clock, which together identify the
-mutation everywhere (a replay of the same pair is a duplicate, not a second mutation).
+An entry is one mutation object ``{"origin", "seq", "entity", "key", "op", "project",
+"payload"}`` (docs/sync.md). ``(origin, seq)`` identifies it everywhere: a replay of the same
+pair is a duplicate, not a second mutation. Validation is the sync module's own, so the cloud
+accepts exactly what a replica can apply.
 """
 
 from __future__ import annotations
@@ -11,48 +12,20 @@ from collections.abc import Iterable
 from typing import Any
 
 from engram.cloud.problems import invalid
-from engram.cloud.store.mutations import NewMutation
-
-ENTITIES = frozenset({"session", "observation", "prompt", "relation"})
-OPS = frozenset({"upsert", "delete"})
-MAX_KEY = 512
+from engram.sync.mutation import MalformedMutation, Mutation, parse_mutation
 
 
-def _text(entry: dict[str, Any], key: str, index: int) -> str:
-    value = entry.get(key)
-    if not isinstance(value, str) or not value.strip() or len(value) > MAX_KEY:
-        raise invalid("invalid_mutation", f"entry {index}: {key} must be a non-empty string")
-    return value
+def parse_entry(entry: Any, index: int) -> Mutation:
+    """One validated entry. Raises CloudProblem 400 ``invalid_mutation`` (or
+    ``observation_title_required`` for an untitled observation upsert)."""
+    try:
+        return parse_mutation(entry)
+    except MalformedMutation as exc:
+        code = "observation_title_required" if "needs a title" in str(exc) else "invalid_mutation"
+        raise invalid(code, f"entry {index}: {exc}") from exc
 
 
-def parse_entry(entry: Any, index: int) -> NewMutation:
-    """One validated entry. Raises CloudProblem 400 ``invalid_mutation``."""
-    if not isinstance(entry, dict):
-        raise invalid("invalid_mutation", f"entry {index} is not an object")
-    clock = entry.get("clock")
-    if not isinstance(clock, int) or isinstance(clock, bool) or clock < 1:
-        raise invalid("invalid_mutation", f"entry {index}: clock must be a positive integer")
-    entity, op = _text(entry, "entity", index), _text(entry, "op", index)
-    if entity not in ENTITIES:
-        raise invalid("invalid_mutation", f"entry {index}: unknown entity {entity!r}")
-    if op not in OPS:
-        raise invalid("invalid_mutation", f"entry {index}: unknown op {op!r}")
-    payload = entry.get("payload")
-    if not isinstance(payload, dict):
-        raise invalid("invalid_mutation", f"entry {index}: payload must be an object")
-    if entity == "observation" and op == "upsert" and not str(payload.get("title") or "").strip():
-        raise invalid("observation_title_required", f"entry {index}: an observation needs a title")
-    return NewMutation(
-        origin=_text(entry, "origin", index),
-        clock=clock,
-        entity=entity,
-        entity_key=_text(entry, "entity_key", index),
-        op=op,
-        payload=payload,
-    )
-
-
-def parse_entries(entries: Any) -> list[NewMutation]:
+def parse_entries(entries: Any) -> list[Mutation]:
     """A non-empty batch of entries. Raises CloudProblem 400 (``empty_batch``...)."""
     if not isinstance(entries, list):
         raise invalid("invalid_batch", "entries must be a list")
@@ -61,17 +34,30 @@ def parse_entries(entries: Any) -> list[NewMutation]:
     return [parse_entry(entry, index) for index, entry in enumerate(entries)]
 
 
-def mutation_rows(project: str, batch: Iterable[NewMutation]) -> list[dict[str, Any]]:
-    """Entries as chunk rows."""
+def stored_mutation(row: dict[str, Any]) -> Mutation:
+    """A ``cloud_mutations`` row back as the mutation the client sent."""
+    return Mutation(
+        origin=row["origin"],
+        seq=int(row["clock"]),
+        entity=row["entity"],
+        key=row["entity_key"],
+        op=row["op"],
+        project=row["entity_project"],
+        payload=row["payload"],
+    )
+
+
+def as_entries(mutations: Iterable[Mutation]) -> list[dict[str, Any]]:
+    """Mutations as JSON objects."""
     return [
         {
             "origin": m.origin,
-            "clock": m.clock,
+            "seq": m.seq,
             "entity": m.entity,
-            "entity_key": m.entity_key,
+            "key": m.key,
             "op": m.op,
-            "project": project,
+            "project": m.project,
             "payload": m.payload,
         }
-        for m in batch
+        for m in mutations
     ]

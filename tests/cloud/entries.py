@@ -1,32 +1,53 @@
-"""Mutation entries and chunks as a client would send them."""
+"""Mutations and chunks as a replica would send them (the format of docs/sync.md)."""
 
 from __future__ import annotations
 
 import base64
 from typing import Any
 
-from engram.cloud import chunks
+from engram.sync.chunk import encode_chunk
+from engram.sync.mutation import Mutation
 
 
-def observation(origin: str, clock: int, title: str = "a title", **payload: Any) -> dict[str, Any]:
-    key = f"obs-{origin}-{clock}"
+def observation(origin: str, seq: int, title: str = "a title", **fields: Any) -> dict[str, Any]:
+    key = f"obs-{origin}-{seq}"
+    payload = {
+        "sync_id": key,
+        "session_id": None,
+        "type": "manual",
+        "title": title,
+        "content": "body",
+        "tool_name": None,
+        "project": "p",
+        "scope": "project",
+        "topic_key": None,
+        "normalized_hash": "h",
+        "revision_count": 1,
+        "expires_at": None,
+        "created_at": "2026-11-30 12:00:00",
+        "updated_at": "2026-11-30 12:00:00",
+        "deleted_at": None,
+        **fields,
+    }
     return {
         "origin": origin,
-        "clock": clock,
+        "seq": seq,
         "entity": "observation",
-        "entity_key": key,
+        "key": key,
         "op": "upsert",
-        "payload": {"sync_id": key, "title": title, "content": "body", **payload},
+        "project": "p",
+        "payload": payload,
     }
 
 
 def chunk_body(
     project: str, rows: list[dict[str, Any]], created_by: str = "laptop-a"
 ) -> dict[str, Any]:
-    chunk_id, content = chunks.encode(rows)
+    lines = [Mutation(**{**row}).to_json() for row in rows]
+    chunk = encode_chunk(rows[0]["origin"], "2026-11-30 12:00:00", lines)
     return {
         "project": project,
-        "chunk_id": chunk_id,
+        "chunk_id": chunk.id,
         "created_by": created_by,
-        "content": base64.b64encode(content).decode(),
+        "content": base64.b64encode(chunk.data).decode(),
     }

@@ -31,6 +31,8 @@ def test_pushed_mutations_come_back_in_order_and_replays_are_not_duplicated(
     pulled = client.get("/sync/mutations/pull", params={"project": "p", "since": 0}).json()
     assert [m["payload"]["title"] for m in pulled["mutations"]] == ["t1", "t2", "t3"]
     assert [m["seq"] for m in pulled["mutations"]] == [1, 2, 3]
+    assert pulled["mutations"][0] == batch[0]  # exactly what the replica sent
+    assert pulled["next_since"] == 3
     after = client.get("/sync/mutations/pull", params={"project": "p", "since": 2}).json()
     assert [m["payload"]["title"] for m in after["mutations"]] == ["t3"]
     assert after["has_more"] is False
@@ -47,7 +49,7 @@ def test_materialized_chunk_is_attributed_to_the_principal_not_the_envelope(
     chunk_id = manifest["chunks"][0]["chunk_id"]
     chunk = client.get(f"/sync/pull/{chunk_id}", params={"project": "p"}).json()
     lines = gzip.decompress(base64.b64decode(chunk["content"])).decode().splitlines()
-    assert len(lines) == 1 and '"obs-dev-a-1"' in lines[0]
+    assert len(lines) == 2 and '"engram_chunk":1' in lines[0] and '"obs-dev-a-1"' in lines[1]
 
 
 def test_chunk_push_keeps_its_created_by_and_feeds_the_mutation_log(cloud: CloudServer) -> None:
@@ -62,13 +64,14 @@ def test_chunk_push_keeps_its_created_by_and_feeds_the_mutation_log(cloud: Cloud
         (body["chunk_id"], "bob-laptop")
     ]
     pulled = client.get("/sync/mutations/pull", params={"project": "p"}).json()["mutations"]
-    assert [m["entity_key"] for m in pulled] == ["obs-dev-b-1", "obs-dev-b-2"]
+    assert [m["key"] for m in pulled] == ["obs-dev-b-1", "obs-dev-b-2"]
 
 
 def test_a_tampered_chunk_is_refused_and_nothing_is_stored(cloud: CloudServer) -> None:
     client = cloud.client(SYNC_TOKEN)
     body = chunk_body("p", [observation("dev-b", 1)])
-    tampered = gzip.compress(b'{"origin":"dev-b","clock":1,"entity":"observation"}\n')
+    original = gzip.decompress(base64.b64decode(body["content"]))
+    tampered = gzip.compress(original.replace(b"a title", b"evil title"))
     body["content"] = base64.b64encode(tampered).decode()
     response = client.post("/sync/push", json=body)
     assert response.status_code == 400
@@ -77,7 +80,8 @@ def test_a_tampered_chunk_is_refused_and_nothing_is_stored(cloud: CloudServer) -
     assert "does not match payload content hash" in response.json()["error"]
     assert client.get("/sync/pull", params={"project": "p"}).json()["chunks"] == []
     not_gzip = dict(body, content=base64.b64encode(b"plain text").decode())
-    assert client.post("/sync/push", json=not_gzip).json()["error_code"] == "chunk_not_gzip"
+    refused = client.post("/sync/push", json=not_gzip).json()
+    assert refused["error_code"] == "chunk_invalid" and "not gzip" in refused["error"]
 
 
 def test_an_oversized_push_is_413(start_server: StartServer, database_url: str) -> None:
@@ -135,7 +139,7 @@ def test_paused_project_rejects_pushes_with_an_audit_row_but_serves_pulls(
     chunk = sync.post("/sync/push", json=chunk_body("p", [observation("a", 3)], "carol"))
     assert chunk.status_code == 409
     pulled = sync.get("/sync/mutations/pull", params={"project": "p"}).json()["mutations"]
-    assert [m["clock"] for m in pulled] == [1]
+    assert [m["seq"] for m in pulled] == [1]
     with psycopg.connect(database_url) as conn:
         rows = conn.execute(
             "SELECT contributor, project, action, outcome, entry_count, reason_code"

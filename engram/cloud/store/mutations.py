@@ -15,19 +15,7 @@ from typing import Any
 from psycopg.types.json import Jsonb
 
 from engram.cloud.store.db import Conn
-
-
-@dataclass(frozen=True, slots=True)
-class NewMutation:
-    """One mutation as a client sent it (validated by the caller)."""
-
-    origin: str
-    clock: int
-    entity: str
-    entity_key: str
-    op: str
-    payload: dict[str, Any]
-
+from engram.sync.mutation import Mutation
 
 _ENSURE_PROJECT = """
     INSERT INTO cloud_projects (name) VALUES (%(project)s)
@@ -51,10 +39,11 @@ _KNOWN_IDS = """
 
 _INSERT_MUTATION = """
     INSERT INTO cloud_mutations
-        (project, seq, origin, clock, entity, entity_key, op, payload,
+        (project, seq, origin, clock, entity, entity_key, op, entity_project, payload,
          created_by, principal_id, chunk_id)
     VALUES
-        (%(project)s, %(seq)s, %(origin)s, %(clock)s, %(entity)s, %(entity_key)s, %(op)s, %(payload)s,
+        (%(project)s, %(seq)s, %(origin)s, %(clock)s, %(entity)s, %(entity_key)s, %(op)s, %(entity_project)s,
+         %(payload)s,
          %(created_by)s, %(principal_id)s, %(chunk_id)s)
 """
 
@@ -79,17 +68,17 @@ def lock_project(conn: Conn, project: str) -> LockedProject:
     return LockedProject(bool(row["sync_enabled"]), int(row["last_seq"]))
 
 
-def unknown_mutations(conn: Conn, project: str, batch: Sequence[NewMutation]) -> list[NewMutation]:
+def unknown_mutations(conn: Conn, project: str, batch: Sequence[Mutation]) -> list[Mutation]:
     """The mutations of ``batch`` the project has not stored yet (first of each id kept)."""
     params = {
         "project": project,
         "origins": [m.origin for m in batch],
-        "clocks": [m.clock for m in batch],
+        "clocks": [m.seq for m in batch],
     }
     known = {(r["origin"], r["clock"]) for r in conn.execute(_KNOWN_IDS, params)}
-    fresh: list[NewMutation] = []
+    fresh: list[Mutation] = []
     for mutation in batch:
-        key = (mutation.origin, mutation.clock)
+        key = (mutation.origin, mutation.seq)
         if key not in known:
             known.add(key)
             fresh.append(mutation)
@@ -100,7 +89,7 @@ def append(
     conn: Conn,
     project: str,
     after_seq: int,
-    batch: Sequence[NewMutation],
+    batch: Sequence[Mutation],
     *,
     created_by: str,
     principal_id: str | None,
@@ -112,9 +101,10 @@ def append(
             "project": project,
             "seq": after_seq + offset,
             "origin": m.origin,
-            "clock": m.clock,
+            "clock": m.seq,
             "entity": m.entity,
-            "entity_key": m.entity_key,
+            "entity_key": m.key,
+            "entity_project": m.project,
             "op": m.op,
             "payload": Jsonb(m.payload),
             "created_by": created_by,
@@ -132,7 +122,7 @@ def append(
 
 
 _PULL = """
-    SELECT seq, origin, clock, entity, entity_key, op, payload, created_by, received_at
+    SELECT seq, origin, clock, entity, entity_key, op, entity_project, payload, created_by, received_at
     FROM cloud_mutations
     WHERE project = %(project)s AND seq > %(since)s
     ORDER BY seq
@@ -236,7 +226,7 @@ def get_chunk(conn: Conn, project: str, chunk_id: str) -> dict[str, Any] | None:
 # --- repair: mutations pushed before they were materialized into chunks --------------------
 
 _UNCHUNKED = """
-    SELECT seq, origin, clock, entity, entity_key, op, payload, created_by
+    SELECT seq, origin, clock, entity, entity_key, op, entity_project, payload, created_by
     FROM cloud_mutations
     WHERE project = %(project)s AND chunk_id IS NULL
     ORDER BY seq

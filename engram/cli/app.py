@@ -28,6 +28,7 @@ COMMAND_MODULES: list[str] = [
     "conflicts",
     "governed",
     "browse",
+    "obsidian",
     "link",
     "doctor",
     "upgrade",

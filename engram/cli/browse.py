@@ -6,7 +6,6 @@ missing install is a one-line error naming the extra to install.
 
 from __future__ import annotations
 
-import importlib.util
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -31,16 +30,16 @@ def tui_command(
     all_projects: Annotated[bool, typer.Option("--all", help="Start with every project.")] = False,
 ) -> None:
     """Browse memories in an interactive terminal UI (keys: s search, p project, q back)."""
-    if importlib.util.find_spec("textual") is None:
-        raise TUI_MISSING
+    try:
+        from engram.tui.app import EngramApp
+    except ImportError as exc:
+        if exc.name is not None and exc.name.split(".")[0] != "textual":
+            raise
+        raise TUI_MISSING from exc
     from engram.cli.selection import open_store
 
     with open_store() as store:
         name = start_project(store, project, all_projects)
-        try:
-            from engram.tui.app import EngramApp
-        except ImportError as exc:
-            raise TUI_MISSING from exc
         EngramApp(store, project=name).run()
 
 

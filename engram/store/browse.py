@@ -203,14 +203,14 @@ def sessions_after(
     return from_rows(Session, rows)
 
 
-def session_titles(conn: sqlite3.Connection, session_id: str) -> list[tuple[int, str]]:
-    """(id, title) of every live observation of a session, in recorded order."""
+def session_titles(conn: sqlite3.Connection, session_id: str) -> list[tuple[int, str, str]]:
+    """(id, title, project) of every live observation of a session, in recorded order."""
     rows = conn.execute(
-        "SELECT id, title FROM observations WHERE session_id = ? AND deleted_at IS NULL"
+        "SELECT id, title, project FROM observations WHERE session_id = ? AND deleted_at IS NULL"
         " ORDER BY id",
         (session_id,),
     )
-    return [(int(row[0]), str(row[1])) for row in rows]
+    return [(int(row[0]), str(row[1]), str(row[2])) for row in rows]
 
 
 def topic_members(

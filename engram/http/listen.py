@@ -16,6 +16,7 @@ import errno
 import http.client
 import json
 import os
+import signal
 import socket
 import stat
 import sys
@@ -216,11 +217,20 @@ def run(store: Store, address: ListenAddress, *, extra_hosts: frozenset[str]) ->
         app, log_level="warning", access_log=False, server_header=False, lifespan="on"
     )
     print(f"engram serve: listening on {address.describe()} (MCP at /mcp)", file=sys.stderr)
+    # uvicorn re-raises SIGTERM after its graceful shutdown: make that a clean exit that still
+    # runs the clean-up below (the socket file must not outlive the server).
+    signal.signal(signal.SIGTERM, _exit_cleanly)
     try:
         uvicorn.Server(config).run(sockets=[sock])
+    except SystemExit:
+        pass
     finally:
         sock.close()
         if address.socket_path is not None:
             with contextlib.suppress(OSError):
                 address.socket_path.unlink()
     return 0
+
+
+def _exit_cleanly(signum: int, frame: object) -> None:
+    raise SystemExit(0)

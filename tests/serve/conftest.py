@@ -128,15 +128,20 @@ class Server:
 
 
 def start_server(
-    sandbox: Sandbox, *args: str, env: dict[str, str] | None = None, socket_path: Path | None = None
+    sandbox: Sandbox,
+    *args: str,
+    env: dict[str, str] | None = None,
+    socket_path: Path | None = None,
+    port: int = 0,
 ) -> Server:
-    """Start ``engram serve ARGS`` in the sandbox and wait until /health answers."""
-    port = 0
+    """Start ``engram serve ARGS`` in the sandbox and wait until /health answers.
+
+    Without ARGS (and without a socket) the server gets a free port as its argument; else
+    ``port`` says where it will listen.
+    """
     if socket_path is None and not args:
         port = free_port()
         args = (str(port),)
-    elif socket_path is None:
-        port = int(args[0]) if args[0].isdigit() else 0
     process = subprocess.Popen(
         [str(ENGRAM), "serve", *args],
         cwd=sandbox.workspace,
@@ -207,3 +212,9 @@ def save(client: Client, project: str, title: str, content: str, **extra: Any) -
     )
     assert reply.status == 201, reply.json
     return int(reply.json["id"])
+
+
+@pytest.fixture
+def served_and_cli(served: Server) -> tuple[Client, dict[str, str]]:
+    """The per-test server's client and the environment its CLI runs with."""
+    return served.client, served.sandbox.env()

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from engram.testing import Sandbox
 from engram.sync.chunk import encode_chunk
+from engram.testing import Sandbox
 
 ENGRAM = [sys.executable, "-m", "engram.cli.entry"]
 

@@ -65,6 +65,10 @@ def build_app(
         mcp: also serve MCP over streamable HTTP at ``/mcp``.
         extra_hosts: host names accepted besides loopback (a non-loopback bind address).
     """
+    from engram.memory.sync_status import set_sync_status_provider
+    from engram.sync.status import runtime_status
+
+    set_sync_status_provider(runtime_status)
     routes = group_routes()
     lifespans: list[Lifespan] = []
     if mcp:

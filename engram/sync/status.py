@@ -74,3 +74,34 @@ def folder_status(store: Store, folder: SyncFolder, project: str | None) -> Sync
 
 def _text(value: object) -> str | None:
     return None if value is None else str(value)
+
+
+def runtime_status(store: Store, project: str) -> dict[str, Any]:
+    """The ``GET /sync/status`` fields of one project (the provider ``engram serve`` installs).
+
+    ``enabled`` is true when the project has sync state here: its mutations were exported,
+    or chunks were applied, or sync recorded an error.
+    """
+    local = local_status(store, project)
+    with store.read() as conn:
+        exported = sync_journal.cursor(conn, GIT_TARGET, project) or sync_journal.cursor(
+            conn, GIT_TARGET, ALL_PROJECTS
+        )
+    enabled = bool(exported or local.chunks_applied or local.last_error)
+    failed = local.phase == "failed"
+    return {
+        "enabled": enabled,
+        "phase": local.phase if enabled else "disabled",
+        "last_error": local.last_error or "",
+        "consecutive_failures": local.consecutive_failures,
+        "backoff_until": None,
+        "last_sync_at": local.last_sync_at,
+        "reason_code": "transport_failed" if failed else "",
+        "reason_message": (local.last_error or "") if failed else "",
+        "deferred_count": local.deferred_count,
+        "dead_count": local.dead_count,
+        "pending_mutations": local.pending_mutations,
+        "chunks_applied": local.chunks_applied,
+        "revisions_kept": local.revisions_kept,
+        "upgrade": {"stage": "", "reason_code": "", "reason_message": ""},
+    }

@@ -9,21 +9,24 @@ diff per file) and writes nothing.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from engram import __version__
 from engram.edit.atomic import (
     exclusive_lock,
     make_dirs,
+    read_settled,
     read_text,
     remove_empty_dirs,
     remove_path,
     write_atomic,
 )
 from engram.edit.jsonc.document import same
-from engram.edit.ledger import JSON_LIST_ITEM, Entry, Ledger, Link
+from engram.edit.ledger import JSON_LIST_ITEM, MD_BLOCK, Entry, Ledger, Link
 from engram.edit.plan import AddToList, Edit, LinkPlan, OwnedFile, RemoveFromList, Scope
 from engram.edit.report import FileReport, Report, status_of, unified_diff
 from engram.edit.steps import apply_edit, reverse_entry
@@ -56,11 +59,42 @@ class _Overlay:
     def __init__(self) -> None:
         self.disk: dict[Path, str | None] = {}
         self.now: dict[Path, str | None] = {}
+        self.blocks: set[tuple[str, str]] = set()  # (file, block id) written by this run
 
     def read(self, path: Path) -> str | None:
         if path not in self.disk:
-            self.disk[path] = self.now[path] = read_text(path)
+            self.disk[path] = self.now[path] = read_settled(path)
         return self.now[path]
+
+
+# Another program rewriting a config while Engram edits it: start over this many times.
+ATTEMPTS = 8
+T = TypeVar("T")
+
+
+def _from_the_top(run: Callable[[], T]) -> T:
+    """Run one whole read-compute-write pass, again from the top when a file changed under it
+    (or was read half-written); after :data:`ATTEMPTS` give up with ``edit.changed_underneath``."""
+    for attempt in range(1, ATTEMPTS + 1):
+        try:
+            return run()
+        except EngramError as exc:
+            if attempt == ATTEMPTS or not _retryable(exc):
+                raise
+            time.sleep(0.01 * attempt)
+    raise AssertionError("unreachable")
+
+
+def _retryable(exc: EngramError) -> bool:
+    if exc.code == "edit.changed_underneath":
+        return True
+    if exc.code != "edit.parse_error" or "file" not in exc.details:
+        return False
+    # A parse error is worth another pass only when the file is being rewritten right now.
+    path = Path(str(exc.details["file"]))
+    first = read_text(path) if path.exists() else None
+    time.sleep(0.02)
+    return (read_text(path) if path.exists() else None) != first
 
 
 def apply(
@@ -76,28 +110,32 @@ def apply(
     """
     plans = list(plans)
     with exclusive_lock(ledger.path.parent / LOCK_NAME):
+        return _from_the_top(lambda: _apply_once(plans, ledger, dry_run, force))
+
+
+def _apply_once(plans: list[LinkPlan], ledger: Ledger, dry_run: bool, force: bool) -> list[Report]:
+    ledger.refresh()
+    reports: list[Report] = []
+    pending: list[_Pending] = []
+    files_now = _Overlay()
+    for plan in plans:
+        link = ledger.link(plan.host, plan.scope.value, _root(plan), create=True)
+        assert link is not None
+        if plan.server_command is not None:
+            link.command = list(plan.server_command)
+        link.version = __version__
+        files = [
+            _plan_file(path, edits, ledger, link, force, files_now)
+            for path, edits in _by_file(plan)
+        ]
+        pending.extend(files)
+        reports.append(Report(plan.host, plan.scope.value, [], list(plan.notices)))
+        reports[-1].files = [_report(f, dry_run) for f in files]
+    if not dry_run:
+        _commit(pending, ledger, files_now)
+    else:
         ledger.refresh()
-        reports: list[Report] = []
-        pending: list[_Pending] = []
-        files_now = _Overlay()
-        for plan in plans:
-            link = ledger.link(plan.host, plan.scope.value, _root(plan), create=True)
-            assert link is not None
-            if plan.server_command is not None:
-                link.command = list(plan.server_command)
-            link.version = __version__
-            files = [
-                _plan_file(path, edits, ledger, link, force, files_now)
-                for path, edits in _by_file(plan)
-            ]
-            pending.extend(files)
-            reports.append(Report(plan.host, plan.scope.value, [], list(plan.notices)))
-            reports[-1].files = [_report(f, dry_run) for f in files]
-        if not dry_run:
-            _commit(pending, ledger, files_now)
-        else:
-            ledger.refresh()
-        return reports
+    return reports
 
 
 def reverse(
@@ -116,22 +154,28 @@ def reverse(
     """
     scope_name = Scope(scope).value
     with exclusive_lock(ledger.path.parent / LOCK_NAME):
+        return _from_the_top(lambda: _reverse_once(host, scope_name, ledger, dry_run, force, root))
+
+
+def _reverse_once(
+    host: str, scope_name: str, ledger: Ledger, dry_run: bool, force: bool, root: Path | None
+) -> Report:
+    ledger.refresh()
+    links = ledger.find_links(host, scope_name, None if root is None else str(root))
+    report = Report(host, scope_name, [])
+    pending: list[_Pending] = []
+    files_now = _Overlay()
+    for link in links:
+        for file, entries in _entries_by_file(link.entries):
+            pending.append(_reverse_file(file, entries, ledger, link, force, files_now))
+    report.files = [_report(p, dry_run) for p in pending]
+    if not links:
+        report.notices.append(f"{host} ({scope_name}): not linked")
+    if not dry_run:
+        _commit(pending, ledger, files_now)
+    else:
         ledger.refresh()
-        links = ledger.find_links(host, scope_name, None if root is None else str(root))
-        report = Report(host, scope_name, [])
-        pending: list[_Pending] = []
-        files_now = _Overlay()
-        for link in links:
-            for file, entries in _entries_by_file(link.entries):
-                pending.append(_reverse_file(file, entries, ledger, link, force, files_now))
-        report.files = [_report(p, dry_run) for p in pending]
-        if not links:
-            report.notices.append(f"{host} ({scope_name}): not linked")
-        if not dry_run:
-            _commit(pending, ledger, files_now)
-        else:
-            ledger.refresh()
-        return report
+    return report
 
 
 def _plan_file(
@@ -142,7 +186,7 @@ def _plan_file(
     applied: list[Edit] = []
     for edit in edits:
         inherited = _drop_stale_items(item, edit, edits, applied, ledger)
-        step = apply_edit(edit, item.after, ledger, force=force)
+        step = apply_edit(edit, item.after, ledger, force=force, blocks_this_run=files_now.blocks)
         if step.conflict:
             item.conflicts.append(step.conflict)
             continue
@@ -151,6 +195,8 @@ def _plan_file(
         if step.note:
             item.notes.append(step.note)
         if step.entry is not None:
+            if step.entry.kind == MD_BLOCK:
+                files_now.blocks.add((step.entry.file, step.entry.block_id))
             if inherited is not None:
                 step.entry.created_file = step.entry.created_file or inherited.created_file
                 step.entry.created_dirs = step.entry.created_dirs or inherited.created_dirs

@@ -7,6 +7,7 @@ remember. The engine reads, verifies and writes.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from engram.edit import markdown, toml_doc
@@ -56,25 +57,53 @@ class Step:
     conflict: str = ""
 
 
-def apply_edit(edit: Edit, text: str | None, ledger: Ledger, *, force: bool) -> Step:
-    """Apply ``edit`` to ``text`` (the file's current content, None when missing)."""
+def apply_edit(
+    edit: Edit,
+    text: str | None,
+    ledger: Ledger,
+    *,
+    force: bool,
+    blocks_this_run: Collection[tuple[str, str]] = (),
+) -> Step:
+    """Apply ``edit`` to ``text`` (the file's current content, None when missing).
+
+    ``blocks_this_run`` lists ``(file, block_id)`` blocks an earlier plan of the same run
+    wrote: they are Engram's even though the ledger does not record them yet.
+    """
     file = str(edit.file)
     if isinstance(edit, SetValue):
         return _set_value(edit, text, ledger, force=force)
     if isinstance(edit, AddToList):
         return _add_to_list(edit, text)
     if isinstance(edit, ManagedBlock):
-        new, sep = markdown.set_block(text or "", edit.block_id, edit.content, file)
-        entry = Entry(file, MD_BLOCK, text_fingerprint(_block_text(edit.content)), "markdown")
-        entry.block_id, entry.created_file, entry.undo = edit.block_id, text is None, {}
-        if sep is not None:
-            entry.undo = {"sep": sep}
-        else:
-            entry = _keep_creation(entry, ledger)
-        return Step(new, entry, note="" if new != text else "already up to date")
+        return _managed_block(edit, text, ledger, force, (file, edit.block_id) in blocks_this_run)
     if isinstance(edit, OwnedFile):
         return _owned_file(edit, text, ledger, force=force)
     return _removal(edit, text, ledger, force=force)
+
+
+def _managed_block(
+    edit: ManagedBlock, text: str | None, ledger: Ledger, force: bool, written_now: bool
+) -> Step:
+    """Write Engram's block; a block with Engram's markers the ledger never recorded is the
+    user's (copied from another machine, pasted from docs): a conflict unless ``force``."""
+    file = str(edit.file)
+    probe = Entry(file, MD_BLOCK, "", "markdown", block_id=edit.block_id)
+    present = text is not None and markdown.find_block(text, edit.block_id, file) is not None
+    if present and not force and not written_now and _recorded(ledger, probe) is None:
+        return Step(
+            text,
+            conflict=f"a '{edit.block_id}' block Engram did not write is already there — "
+            "use --force to replace it",
+        )
+    new, sep = markdown.set_block(text or "", edit.block_id, edit.content, file)
+    entry = Entry(file, MD_BLOCK, text_fingerprint(_block_text(edit.content)), "markdown")
+    entry.block_id, entry.created_file, entry.undo = edit.block_id, text is None, {}
+    if sep is not None:
+        entry.undo = {"sep": sep}
+    else:
+        entry = _keep_creation(entry, ledger)
+    return Step(new, entry, note="" if new != text else "already up to date")
 
 
 def reverse_entry(entry: Entry, text: str | None, *, force: bool) -> Step:
@@ -199,6 +228,12 @@ def _removal(edit: Edit, text: str | None, ledger: Ledger, *, force: bool) -> St
         assert isinstance(edit, RemoveFile)
         probe = Entry(file, OWNED_FILE, "", "file")
     recorded = _recorded(ledger, probe)
+    if recorded is None and isinstance(edit, RemoveBlock):
+        # Never Engram's to remove, even with --force: the user (or another machine) wrote it.
+        found = text is not None and current_fingerprint(probe, text) is not None
+        return Step(
+            text, note="left alone: not written by Engram" if found else "nothing to remove"
+        )
     if recorded is None and not force:
         if text is not None and current_fingerprint(probe, text) is not None:
             return Step(text, note=f"left alone: {_describe(probe)} was not written by Engram")

@@ -1,8 +1,9 @@
 """Open proposals and their approval tokens, kept in ``.engram/pending-approvals.json``.
 
 A token is ``secrets.token_urlsafe(32)``; the file stores only its SHA-256. Each entry is
-sealed with an HMAC keyed by the token itself, so whoever edits a pending candidate in the file
-(without the token) makes the entry fail its integrity check. Tokens are bound to the
+sealed with an HMAC keyed by a secret kept in Engram's data dir (``approvals.key``, 0600, never
+in the workspace) over the token and the entry, so neither an edited entry nor one planted in a
+cloned repository (with a token of the planter's choosing) passes the integrity check. Tokens are bound to the
 workspace (the file lives in it and the entry names it), used once, and expire after 30
 minutes. Every read-modify-write holds an exclusive lock on ``pending-approvals.json.lock``.
 """
@@ -13,11 +14,13 @@ import fcntl
 import hashlib
 import hmac
 import json
+import os
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from engram.errors import EngramError
@@ -27,6 +30,7 @@ from engram.memory.governed.workspace import Workspace, write_atomic
 TOKEN_TTL = timedelta(minutes=30)
 FILE_VERSION = 1
 DECLINED_MESSAGE = "approval was declined in the approval dialog"
+KEY_FILE = "approvals.key"
 
 
 def token_hash(token: str) -> str:
@@ -59,7 +63,55 @@ def _sealed_part(entry: dict[str, Any]) -> dict[str, Any]:
 
 def _seal(token: str, entry: dict[str, Any]) -> str:
     canonical = json.dumps(_sealed_part(entry), sort_keys=True, separators=(",", ":"))
-    return hmac.new(token.encode("utf-8"), canonical.encode("utf-8"), hashlib.sha256).hexdigest()
+    message = token_hash(token) + "\n" + canonical
+    return hmac.new(sealing_key(), message.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def sealing_key(data_dir: Path | None = None) -> bytes:
+    """The secret that seals pending approvals: ``<data dir>/approvals.key``, made on first use.
+
+    It lives with the store (0600, in the 0700 data dir), never in a workspace, so a pending
+    file written by anyone without it cannot be committed.
+    """
+    from engram.store.datadir import resolve_data_dir
+
+    folder = data_dir if data_dir is not None else resolve_data_dir()
+    path = folder / KEY_FILE
+    try:
+        key = path.read_bytes()
+    except FileNotFoundError:
+        key = _create_key(folder, path)
+    except OSError as exc:
+        raise _key_error(path, (exc.strerror or str(exc)).lower()) from None
+    if len(key) < 32:
+        raise _key_error(path, "it is shorter than 32 bytes")
+    return key
+
+
+def _create_key(folder: Path, path: Path) -> bytes:
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except FileExistsError:  # another process made it first: use theirs
+        return path.read_bytes()
+    except OSError as exc:
+        raise _key_error(path, (exc.strerror or str(exc)).lower()) from None
+    key = secrets.token_bytes(32)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(key)
+        handle.flush()
+        os.fsync(handle.fileno())
+    return key
+
+
+def _key_error(path: Path, why: str) -> EngramError:
+    return EngramError(
+        "governed.key_unavailable",
+        f"cannot use the approval sealing key {path}: {why}",
+        "make Engram's data dir readable and writable by you (or delete a damaged key file; "
+        "open proposals then need proposing again)",
+        path=str(path),
+    )
 
 
 @contextmanager

@@ -51,14 +51,34 @@ def link_command(
     from engram.edit.engine import apply
 
     ctx = _context(global_, force=force, always_load=always_load, hooks=not no_hooks)
-    plans = [h.link_plan(ctx) for h in _hosts(host)]
+    plans, refused = [], False
+    for h in _hosts(host):
+        plan = h.link_plan(ctx)
+        problems = h.unreadable([edit.file for edit in plan.edits])
+        if problems:
+            _refuse(h, ctx, problems)
+            refused = True
+        else:
+            plans.append(plan)
     changes: dict[tuple[str, Path], list[str]] = {}
     for plan in plans:
         for edit in plan.edits:
             keys = getattr(edit, "path", None) or (getattr(edit, "block_id", ""),)
             changes.setdefault((plan.host, edit.file), []).append(".".join(keys))
     reports = apply(plans, _ledger(ctx), dry_run=dry_run, force=force)
-    _finish(reports, ctx, dry_run, changes)
+    _finish(reports, ctx, dry_run, changes, refused=refused)
+
+
+def _refuse(host: Host, ctx: HostContext, problems: list[tuple[Path, str]]) -> None:
+    """Say which files ``host`` itself cannot read; link writes nothing for that host."""
+    typer.echo(f"{host.title} ({ctx.scope}):")
+    for path, problem in problems:
+        typer.echo(f"  refused   {_display(path, ctx)}: {host.title} cannot read it ({problem})")
+    typer.echo(
+        f"  fix:      correct the file by hand (the host fails on it too), then run "
+        f"`engram link {host.name}{' --global' if ctx.scope == 'global' else ''}` again; "
+        "nothing was written for this host"
+    )
 
 
 def unlink_command(
@@ -133,8 +153,9 @@ def _finish(
     ctx: HostContext,
     dry_run: bool,
     changes: dict[tuple[str, Path], list[str]],
+    refused: bool = False,
 ) -> None:
-    """Print every report, file by file; exit 1 when an edit was refused."""
+    """Print every report, file by file, then the next steps; exit 1 when an edit was refused."""
     for report in reports:
         host = _title(report.host)
         typer.echo(f"{host} ({report.scope}):")
@@ -149,10 +170,45 @@ def _finish(
                 typer.echo(f"            {conflict}")
             if file.diff:
                 typer.echo(file.diff, nl=False)
+        if changes and not dry_run and not report.conflicts:
+            for line in _next_steps(report, ctx, changes):
+                typer.echo(f"  {line}")
     if dry_run:
         typer.echo("dry run: nothing was written")
-    if any(report.conflicts for report in reports):
+    if refused or any(report.conflicts for report in reports):
         raise typer.Exit(1)
+
+
+def _next_steps(
+    report: Report, ctx: HostContext, changes: dict[tuple[str, Path], list[str]]
+) -> list[str]:
+    """``next:`` (the host's approval or trust step) and ``commit:`` (workspace links)."""
+    from engram.hosts.registry import all_hosts
+
+    host = all_hosts().get(report.host)
+    lines = [f"next:     {step}" for step in (host.after_link(ctx) if host else [])]
+    written = [f.file for f in report.files if f.file.is_relative_to(ctx.workspace)]
+    if ctx.scope != "workspace" or not written:
+        return lines
+    portable = ctx.server.form == "path"
+    local = [] if portable else [p for p in written if _names_a_command(report.host, p, changes)]
+    shared = [_display(p, ctx) for p in written if p not in local]
+    if shared:
+        lines.append(f"commit:   {', '.join(shared)}")
+    if local:
+        where = ctx.server.engram_argv()[0]
+        lines.append(
+            f"local:    {', '.join(_display(p, ctx) for p in local)} name {where} on this "
+            "machine; keep them out of the repo (install Engram so `engram-mcp` is on PATH, "
+            "see the README, and link again to make them portable)"
+        )
+    return lines
+
+
+def _names_a_command(host: str, path: Path, changes: dict[tuple[str, Path], list[str]]) -> bool:
+    """Whether the file holds Engram's server or hook command (machine-specific when absolute)."""
+    keys = " ".join(changes.get((host, path), []))
+    return path.name == "engram.js" or "hooks" in keys or "mcp" in keys.lower()
 
 
 def _title(name: str) -> str:

@@ -80,36 +80,52 @@ def strict_json_files(ctx: DoctorContext) -> dict[str, list[Path]]:
             home / ".gemini" / "config" / "mcp_config.json",
             home / ".gemini" / "antigravity" / "mcp_config.json",
         ],
+        "gemini": [ws / ".gemini" / "settings.json", home / ".gemini" / "settings.json"],
     }
 
 
 def check_strict_json(ctx: DoctorContext) -> Iterator[Finding]:
-    """``host.strict_json``: strict-JSON files that hold Engram entries parse as strict JSON."""
+    """``host.strict_json``: host files parse under their host's own rules (strict JSON; Gemini
+    CLI: comments but no trailing commas) - the check link makes before writing too."""
+    from engram.hosts.syntax import Dialect, host_cannot_read
+
     for host, paths in strict_json_files(ctx).items():
         if not ctx.wants_host(host):
             continue
+        dialect = Dialect.JSON_COMMENTS if host == "gemini" else Dialect.JSON
         for path in paths:
             try:
                 text = path.read_text(encoding="utf-8-sig")
-            except OSError:
+            except (OSError, UnicodeDecodeError):
                 continue
-            if "engram" not in text:
-                continue
-            try:
-                json.loads(text or "{}")
-            except json.JSONDecodeError as exc:
+            problem = host_cannot_read(path, dialect) or _not_json(text, dialect)
+            if not problem and "engram" not in text:
+                continue  # a host file without Engram in it that parses: not ours to report
+            if problem:
                 yield Finding(
                     "host.strict_json",
                     Severity.FAIL,
-                    f"{host} reads {path.name} as strict JSON, but it does not parse as JSON "
-                    f"({exc.msg} at line {exc.lineno}) - comments or trailing commas?",
+                    f"{host} cannot read {path.name} ({problem}); it reads {dialect.value}",
                     str(path),
-                    "remove the comments and trailing commas by hand; the host rejects the file",
+                    "fix the file by hand (the host rejects it), then run `engram doctor` again",
                 )
             else:
                 yield Finding(
-                    "host.strict_json", Severity.PASS, f"{path.name} is strict JSON", str(path)
+                    "host.strict_json", Severity.PASS, f"{path.name} parses for {host}", str(path)
                 )
+
+
+def _not_json(text: str, dialect: Any) -> str | None:
+    """A strict-JSON syntax error the comment/comma scan does not see."""
+    from engram.hosts.syntax import Dialect
+
+    if dialect is not Dialect.JSON:
+        return None
+    try:
+        json.loads(text or "{}")
+    except json.JSONDecodeError as exc:
+        return f"{exc.msg} at line {exc.lineno}"
+    return None
 
 
 def check_gemini_trust(ctx: DoctorContext) -> Iterator[Finding]:
@@ -256,10 +272,22 @@ def check_hook_commands(ctx: DoctorContext) -> Iterator[Finding]:
             if not found:
                 continue
             for command in _hook_commands(_dig(found[1], "hooks")):
-                words = shlex.split(command)
-                if len(words) < 2 or words[1] != "hook" or Path(words[0]).name != "engram":
-                    continue
-                yield _resolve(words[0], command, minimal, ctx, path)
+                program = engram_hook_program(command)
+                if program is not None:
+                    yield _resolve(program, command, minimal, ctx, path)
+
+
+def engram_hook_program(command: str) -> str | None:
+    """The program an Engram hook command starts (``engram``, ``/abs/bin/engram`` or a
+    launcher such as ``uvx``), or None when ``command`` is not an Engram hook."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    for at in range(len(words) - 1):
+        if Path(words[at]).name in ("engram", "engram.exe") and words[at + 1] == "hook":
+            return words[0]
+    return None
 
 
 def _resolve(program: str, command: str, minimal: str, ctx: DoctorContext, path: Path) -> Finding:

@@ -200,6 +200,7 @@ def _plan_file(
             if inherited is not None:
                 step.entry.created_file = step.entry.created_file or inherited.created_file
                 step.entry.created_dirs = step.entry.created_dirs or inherited.created_dirs
+                _inherit_containers(step.entry, inherited)
             item.put.append(step.entry)
         if step.forget is not None:
             item.forget.append(step.forget)
@@ -211,6 +212,13 @@ def _plan_file(
         for entry in item.put:
             entry.created_file = True
     return item
+
+
+def _inherit_containers(entry: Entry, replaced: Entry) -> None:
+    """A replacing list item keeps the containers the replaced one created (unlink removes them)."""
+    before, now = replaced.undo.get("existing"), (entry.undo or {}).get("existing")
+    if isinstance(before, int) and isinstance(now, int) and before < now:
+        entry.undo = {**entry.undo, "existing": before}
 
 
 def _drop_stale_items(

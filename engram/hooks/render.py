@@ -4,8 +4,11 @@ Everything here is content, not placement: host plugins (``engram.hosts``) decid
 each piece goes to and wrap it in an edit. Instruction blocks and rules are rendered from the
 jinja2 templates in ``templates/``; the skill is shipped as ``skills/memory-protocol/SKILL.md``.
 
-Hook commands are byte-stable across upgrades (``engram hook codex``: no version, no interpreter
-path) because Codex re-asks the user to trust a hook whose command changed.
+Hook commands come from the same resolution as the MCP entry (``engram hook codex`` when
+``engram-mcp`` is on PATH, ``/abs/bin/engram hook codex`` beside an absolute ``engram-mcp``), so
+a host that can start the server can run the hooks. They carry no version and no interpreter
+path, so they stay byte-stable across upgrades: Codex re-asks the user to trust a hook whose
+command changed.
 """
 
 from __future__ import annotations
@@ -53,12 +56,11 @@ HOOK_EVENTS: dict[str, dict[str, str | None]] = {
 
 
 def hook_command(host: str) -> str:
-    """The command a host runs for Engram's hooks: ``engram hook <host>``."""
+    """The bare hook command, ``engram hook <host>`` (for ``engram`` on the host's PATH)."""
     return f"engram hook {host}"
 
 
-def _hook_entry(host: str) -> dict[str, JSONValue]:
-    command = hook_command(host)
+def _hook_entry(host: str, command: str) -> dict[str, JSONValue]:
     if host in ("claude", "codex"):
         return {"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECONDS}
     if host == "gemini":  # Gemini CLI counts hook timeouts in milliseconds
@@ -73,15 +75,17 @@ def _hook_entry(host: str) -> dict[str, JSONValue]:
     return {"command": command}  # cursor
 
 
-def hook_groups(host: str) -> dict[str, JSONValue]:
+def hook_groups(host: str, command: str | None = None) -> dict[str, JSONValue]:
     """The item to add to each event's list in ``host``'s hook file (empty: no hooks).
+
+    ``command`` is the resolved hook command (default: the bare ``engram hook <host>``).
 
     Claude Code, Codex and Gemini CLI nest commands in matcher groups
     (``{"matcher", "hooks": [...]}``); Cursor and Windsurf list the commands directly.
     """
     groups: dict[str, JSONValue] = {}
     for event, matcher in HOOK_EVENTS.get(host, {}).items():
-        entry = _hook_entry(host)
+        entry = _hook_entry(host, command or hook_command(host))
         if host in ("cursor", "windsurf"):
             groups[event] = entry
             continue
@@ -140,6 +144,18 @@ def skill_files() -> dict[str, str]:
     }
 
 
-def opencode_plugin() -> str:
-    """Engram's OpenCode plugin (``plugin/opencode/engram.js``), installed by link."""
-    return asset_path("plugin", "opencode", "engram.js").read_text(encoding="utf-8")
+def opencode_plugin(engram_argv: list[str] | None = None) -> str:
+    """Engram's OpenCode plugin (``plugin/opencode/engram.js``), installed by link.
+
+    ``engram_argv`` is how to run the resolved ``engram`` (default: ``engram`` on PATH); the
+    plugin spawns it with ``hook opencode``.
+    """
+    import json
+
+    text = asset_path("plugin", "opencode", "engram.js").read_text(encoding="utf-8")
+    if not engram_argv or engram_argv == ["engram"]:
+        return text
+    return text.replace(_OPENCODE_ENGRAM, f"const ENGRAM = {json.dumps(engram_argv)};", 1)
+
+
+_OPENCODE_ENGRAM = 'const ENGRAM = ["engram"];'

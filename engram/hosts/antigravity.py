@@ -24,6 +24,10 @@ class Antigravity(McpHost):
     name = "antigravity"
     title = "Antigravity"
     aliases = ("google-antigravity",)
+    next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
+        Scope.WORKSPACE: ("in Antigravity, refresh the MCP servers panel",),
+        Scope.GLOBAL: ("in Antigravity, refresh the MCP servers panel",),
+    }
     mcp: ClassVar[dict[Scope, McpTarget]] = {
         Scope.WORKSPACE: McpTarget(
             (Location(Base.WORKSPACE, ".agents/mcp_config.json"),), DocFormat.JSON

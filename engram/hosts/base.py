@@ -18,6 +18,7 @@ from engram.edit import read_document
 from engram.edit.plan import DocFormat, JSONValue, LinkPlan, RemoveValue, Scope, SetValue
 from engram.errors import EngramError
 from engram.hosts.context import HostContext, Location
+from engram.hosts.syntax import Dialect, host_cannot_read
 
 
 @dataclass(frozen=True)
@@ -61,12 +62,33 @@ class Host(ABC):
         title: the product's name for people (``"Claude Code"``).
         aliases: other names accepted on the command line (``"claude-code"``).
         scopes: the scopes :meth:`link_plan` supports.
+        dialect: how strictly the host reads its ``.json`` files (``.jsonc`` files are JSONC).
+        next_steps: per scope, what the user does after link before the host uses Engram
+            (``{workspace}`` is replaced by the folder).
     """
 
     name: ClassVar[str]
     title: ClassVar[str]
     aliases: ClassVar[tuple[str, ...]] = ()
     scopes: ClassVar[tuple[Scope, ...]] = (Scope.WORKSPACE, Scope.GLOBAL)
+    dialect: ClassVar[Dialect] = Dialect.JSON
+    next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {}
+
+    def unreadable(self, files: list[Path]) -> list[tuple[Path, str]]:
+        """The existing ``files`` this host cannot parse, each with where and why."""
+        out: list[tuple[Path, str]] = []
+        for path in dict.fromkeys(files):
+            if path.suffix not in (".json", ".jsonc"):
+                continue
+            dialect = Dialect.JSONC if path.suffix == ".jsonc" else self.dialect
+            problem = host_cannot_read(path, dialect)
+            if problem:
+                out.append((path, f"{problem}; {self.title} reads {dialect.value}"))
+        return out
+
+    def after_link(self, ctx: HostContext) -> list[str]:
+        """The user's next step(s) once this link is written."""
+        return [s.format(workspace=ctx.workspace) for s in self.next_steps.get(ctx.scope, ())]
 
     @abstractmethod
     def link_plan(self, ctx: HostContext) -> LinkPlan:

@@ -30,6 +30,13 @@ class ClaudeCode(McpHost):
     name = "claude"
     title = "Claude Code"
     aliases = ("claude-code", "claudecode")
+    next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
+        Scope.WORKSPACE: (
+            "start `claude` in {workspace}, trust the folder and approve the project MCP server "
+            "`engram` when asked (later: /mcp); `claude mcp list` then shows engram Connected",
+        ),
+        Scope.GLOBAL: ("run the `claude mcp add` line above; `claude mcp list` then shows engram",),
+    }
     mcp: ClassVar[dict[Scope, McpTarget]] = {
         Scope.WORKSPACE: McpTarget((Location(Base.WORKSPACE, ".mcp.json"),), DocFormat.JSON),
     }
@@ -69,14 +76,15 @@ class ClaudeCode(McpHost):
         )
 
     def has_engram_hook(self, ctx: HostContext) -> bool:
-        """Whether an Engram hook is installed in this scope's Claude settings."""
-        hooks = self.files[ctx.scope].hooks
-        if hooks is None:
-            return False
-        settings = read_document(ctx.path(hooks), DocFormat.JSON)
-        return (
-            HOOK_COMMAND in str(settings.get("hooks", "")) if isinstance(settings, dict) else False
-        )
+        """Whether an Engram hook is installed in either scope's Claude settings (a user-level
+        hook injects context into every workspace too)."""
+        for files in self.files.values():
+            if files.hooks is None:
+                continue
+            settings = read_document(ctx.path(files.hooks), DocFormat.JSON)
+            if isinstance(settings, dict) and HOOK_COMMAND in str(settings.get("hooks", "")):
+                return True
+        return False
 
     def scope_notices(self, ctx: HostContext) -> list[str]:
         """Say when ``--always-load`` is dropped because a hook already injects context."""

@@ -23,6 +23,12 @@ class Codex(McpHost):
     name = "codex"
     title = "Codex"
     aliases = ("codex-cli", "openai-codex")
+    next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
+        Scope.GLOBAL: (
+            "start `codex` and trust the engram hooks when it asks (or in /hooks); "
+            "`codex mcp list` shows engram",
+        ),
+    }
     mcp: ClassVar[dict[Scope, McpTarget]] = {
         Scope.GLOBAL: McpTarget(
             (Location(Base.CODEX_HOME, "config.toml"),), DocFormat.TOML, ("mcp_servers",)

@@ -72,6 +72,30 @@ class ServerCommand:
 
         return shlex.join(self.argv)
 
+    def engram_argv(self) -> list[str]:
+        """How to run the ``engram`` CLI of the same install as this server command.
+
+        One resolution for both: ``engram-mcp`` on PATH gives ``engram``; an absolute
+        ``.../bin/engram-mcp`` gives ``.../bin/engram`` beside it; a launcher keeps its form
+        without the release pin (``uvx --from engram-keeper engram``), so hook commands stay
+        byte-stable across upgrades (Codex re-asks trust for a changed command).
+        """
+        if self.form in ("uvx", "pipx"):
+            words = [w.split("==")[0] if w.startswith("engram-keeper==") else w for w in self.argv]
+            at = next((i for i, w in enumerate(words) if w == "engram-mcp"), len(words) - 1)
+            return [*words[:at], "engram"]
+        if self.form == "path":
+            return ["engram"]
+        script = Path(self.command)
+        suffix = ".exe" if script.suffix.lower() == ".exe" else ""
+        return [str(script.with_name("engram" + suffix))]
+
+    def hook_command(self, host: str) -> str:
+        """The shell command a host runs for Engram's hooks (``engram hook <host>``)."""
+        import shlex
+
+        return shlex.join([*self.engram_argv(), "hook", host])
+
 
 @dataclass(frozen=True)
 class HostContext:

@@ -23,6 +23,10 @@ class Cursor(McpHost):
     name = "cursor"
     title = "Cursor"
     aliases = ("cursor-ide",)
+    next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
+        Scope.WORKSPACE: ("open {workspace} in Cursor and turn engram on in Settings → MCP",),
+        Scope.GLOBAL: ("in Cursor, turn engram on in Settings → MCP",),
+    }
     mcp: ClassVar[dict[Scope, McpTarget]] = {
         Scope.WORKSPACE: McpTarget((Location(Base.WORKSPACE, ".cursor/mcp.json"),), DocFormat.JSON),
         Scope.GLOBAL: McpTarget((Location(Base.HOME, ".cursor/mcp.json"),), DocFormat.JSON),

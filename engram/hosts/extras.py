@@ -28,11 +28,11 @@ def hook_edits(host: str, files: HostFiles, ctx: HostContext) -> list[Edit]:
         return []
     path = ctx.path(files.hooks)
     if host == "opencode":
-        return [OwnedFile(path, render.opencode_plugin())]
+        return [OwnedFile(path, render.opencode_plugin(ctx.server.engram_argv()))]
     edits: list[Edit] = []
     if host == "cursor":
         edits.append(SetValue(path, files.hooks_format, ("version",), 1))
-    for event, item in render.hook_groups(host).items():
+    for event, item in render.hook_groups(host, ctx.server.hook_command(host)).items():
         edits.append(AddToList(path, files.hooks_format, ("hooks", event), item))
     return edits
 

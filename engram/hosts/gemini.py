@@ -16,6 +16,7 @@ from engram.edit.plan import DocFormat, JSONValue, Scope
 from engram.hosts.base import Host, HostFiles, McpHost, McpTarget
 from engram.hosts.context import Base, HostContext, Location
 from engram.hosts.hookspecs import hookimpl
+from engram.hosts.syntax import Dialect
 
 
 class GeminiCli(McpHost):
@@ -24,6 +25,15 @@ class GeminiCli(McpHost):
     name = "gemini"
     title = "Gemini CLI"
     aliases = ("gemini-cli",)
+    next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
+        Scope.WORKSPACE: (
+            "trust the folder: start `gemini` in {workspace} and choose to trust it (Gemini CLI "
+            "ignores .gemini/settings.json in untrusted folders); `gemini mcp list` then shows "
+            "engram Connected",
+        ),
+        Scope.GLOBAL: ("`gemini mcp list` shows engram Connected in any folder",),
+    }
+    dialect = Dialect.JSON_COMMENTS
     mcp: ClassVar[dict[Scope, McpTarget]] = {
         Scope.WORKSPACE: McpTarget(
             (Location(Base.WORKSPACE, ".gemini/settings.json"),), DocFormat.JSONC

@@ -15,6 +15,7 @@ from engram.edit.plan import DocFormat, JSONValue, Scope
 from engram.hosts.base import Host, HostFiles, McpHost, McpTarget
 from engram.hosts.context import Base, HostContext, Location
 from engram.hosts.hookspecs import hookimpl
+from engram.hosts.syntax import Dialect
 
 
 class OpenCode(McpHost):
@@ -23,6 +24,11 @@ class OpenCode(McpHost):
     name = "opencode"
     title = "OpenCode"
     aliases = ("open-code", "opencode-ai")
+    next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
+        Scope.WORKSPACE: ("nothing to approve: `opencode mcp list` shows engram connected",),
+        Scope.GLOBAL: ("nothing to approve: `opencode mcp list` shows engram connected",),
+    }
+    dialect = Dialect.JSONC
     mcp: ClassVar[dict[Scope, McpTarget]] = {
         Scope.WORKSPACE: McpTarget(
             (Location(Base.WORKSPACE, "opencode.jsonc"), Location(Base.WORKSPACE, "opencode.json")),

@@ -21,6 +21,9 @@ class Windsurf(McpHost):
     name = "windsurf"
     title = "Windsurf"
     aliases = ("cascade", "codeium")
+    next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
+        Scope.GLOBAL: ("in Windsurf, press Refresh in Settings → Cascade → MCP servers",),
+    }
     mcp: ClassVar[dict[Scope, McpTarget]] = {
         Scope.GLOBAL: McpTarget(
             (Location(Base.HOME, ".codeium/windsurf/mcp_config.json"),), DocFormat.JSON

@@ -5,6 +5,8 @@
 import { spawn } from "node:child_process";
 
 const HOOK_TIMEOUT_MS = 10000;
+// The engram program (and a launcher's arguments), resolved by `engram link` like the MCP entry.
+const ENGRAM = ["engram"];
 
 // Run `engram hook opencode` with one event; resolves to the context text ("" on any failure).
 // Not exported: OpenCode treats every exported function as a plugin.
@@ -13,7 +15,7 @@ function askEngram(payload, cwd) {
     let out = "";
     let child;
     try {
-      child = spawn("engram", ["hook", "opencode"], { cwd, stdio: ["pipe", "pipe", "ignore"] });
+      child = spawn(ENGRAM[0], [...ENGRAM.slice(1), "hook", "opencode"], { cwd, stdio: ["pipe", "pipe", "ignore"] });
     } catch {
       resolve("");
       return;

@@ -88,6 +88,10 @@ class MatchQuery:
         ]
         return MatchQuery(self.terms, self.mode, self.keys + tuple(keys))
 
+    def as_mode(self, mode: MatchMode) -> MatchQuery:
+        """The same words and filters combined with ``mode``."""
+        return MatchQuery(self.terms, mode, self.keys)
+
     @property
     def expression(self) -> str:
         """The FTS5 MATCH expression: words joined by AND/OR, then every filter key."""

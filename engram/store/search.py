@@ -9,12 +9,10 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from engram.store.fts import WINDOW, MatchQuery, rank_window
+from engram.store.fts import WINDOW, MatchQuery
 from engram.store.observations import get_many
+from engram.store.ranking import rank
 from engram.store.records import Observation
-
-# Extra weight (on top of 1) when a word is in the title.
-BOOSTS = {"observation_titles": 4.0}
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,18 +35,11 @@ def search_observations(
 ) -> list[ScoredObservation]:
     """The best-ranked live observations matching ``query`` and the exact filters given
     (``offset`` skips that many of the best: a later page of the same ranking)."""
-    # The collection size only feeds IDF, which a one-word query does not need.
-    total = (
-        conn.execute("SELECT coalesce(max(id), 0) FROM observations").fetchone()[0]
-        if len(query.terms) > 1
-        else 0
-    )
-    ranked = rank_window(
+    total = conn.execute("SELECT coalesce(max(id), 0) FROM observations").fetchone()[0]
+    ranked = rank(
         conn,
-        "observations_fts",
         query.filtered(project=project, type=type, scope=scope),
         total_rows=int(total),
-        boosts=BOOSTS,
         limit=offset + limit,
     )[offset:]
     rows = get_many(conn, [r.rowid for r in ranked])

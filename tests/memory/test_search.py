@@ -30,7 +30,15 @@ def test_title_match_outranks_content_match(store: Store) -> None:
 def test_all_and_any_modes(store: Store) -> None:
     both = _save(store, "redis cache", "eviction policy")
     one = _save(store, "redis cluster", "failover")
-    assert [h.observation.id for h in search(store, "redis eviction", project="acme")] == [both]
+    _save(store, "kafka notes", "unrelated")
+    # all: rows holding every word first; too few of them, so partial matches follow
+    assert [h.observation.id for h in search(store, "redis eviction", project="acme")] == [
+        both,
+        one,
+    ]
+    assert [h.observation.id for h in search(store, "redis eviction", project="acme", limit=1)] == [
+        both
+    ]
     found = {h.observation.id for h in search(store, "redis eviction", project="acme", mode="any")}
     assert found == {both, one}
     with pytest.raises(EngramError) as caught:

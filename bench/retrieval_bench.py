@@ -1,0 +1,230 @@
+"""Retrieval quality: does search bring back the right memory? Recall and MRR beside latency.
+
+Run it (not a test; the 1M store takes ~15 minutes to build once, then is cached)::
+
+    .venv/bin/python bench/retrieval_bench.py                       # 5k, 100k and 1M
+    .venv/bin/python bench/retrieval_bench.py --sizes 5k --rankings engram
+    .venv/bin/python bench/retrieval_bench.py --min-recall5 0.9     # exit 1 below it (CI)
+
+The labelled set (bench/data/retrieval_set.py: ~5,200 memories, 360 queries of six kinds) is
+searched alone (``5k``) and embedded among 100k / 1M synthetic observations
+(bench/retrieval_stores.py). Each query runs once per ranking, limit 10, filtered to the
+query's project when it names one:
+
+- ``legacy``: the v0.1.0 ranking (bench/legacy_ranking.py): newest 1000 matches, estimated IDF;
+- ``bm25``: FTS5's own ``ORDER BY bm25()`` over every row matching all the words, no window;
+- ``engram``: ``engram.memory.search.search``, what the CLI, ``mem_search`` and hooks call.
+
+Printed per ranking and query kind: recall@1/5/10, MRR, and p50 / p95 latency in ms with
+its ratio to ``bm25`` measured in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "data"))
+
+import legacy_ranking
+import retrieval_set
+import retrieval_stores
+
+from engram.store.db import Store
+from engram.store.fts import MatchQuery
+
+RANKINGS = ("legacy", "bm25", "bm25-stemmed", "engram")
+LIMIT = 10
+BM25_SQL = (
+    "SELECT o.sync_id FROM {0} f JOIN observations o ON o.id = f.rowid"
+    " WHERE {0} MATCH ? ORDER BY bm25({0}) LIMIT ?"
+)
+Ranker = Callable[[Store, retrieval_set.Query], list[str]]
+
+
+def _sync_ids(conn: sqlite3.Connection, rowids: list[int]) -> list[str]:
+    if not rowids:
+        return []
+    marks = ",".join("?" * len(rowids))
+    found = dict(
+        conn.execute(f"SELECT id, sync_id FROM observations WHERE id IN ({marks})", rowids)
+    )
+    return [found[r] for r in rowids if r in found]
+
+
+def legacy(store: Store, query: retrieval_set.Query) -> list[str]:
+    """The v0.1.0 ranking (window + estimated IDF + title boost) and its row fetch."""
+    match = MatchQuery.build(query.text)
+    assert match is not None
+    conn = store.connection
+    total = conn.execute("SELECT coalesce(max(id), 0) FROM observations").fetchone()[0]
+    ranked = legacy_ranking.rank_window(
+        conn,
+        "legacy_text",
+        match.filtered(project=query.project),
+        total_rows=total if len(match.terms) > 1 else 0,
+        boosts={"legacy_titles": 4.0},
+        limit=LIMIT,
+    )
+    return _sync_ids(conn, [r.rowid for r in ranked])
+
+
+def bm25(store: Store, query: retrieval_set.Query, table: str = "legacy_text") -> list[str]:
+    """FTS5's bm25() over every row holding all the words (no window), v0.1.0's index."""
+    match = MatchQuery.build(query.text)
+    assert match is not None
+    expression = match.filtered(project=query.project).expression
+    sql = BM25_SQL.format(table)
+    return [row[0] for row in store.connection.execute(sql, (expression, LIMIT))]
+
+
+def bm25_stemmed(store: Store, query: retrieval_set.Query) -> list[str]:
+    """The same bm25() query on Engram's current (stemmed) index."""
+    return bm25(store, query, "observations_fts")
+
+
+def engram(store: Store, query: retrieval_set.Query) -> list[str]:
+    """Engram's search operation, exactly as the CLI and mem_search call it."""
+    from engram.memory.search import search
+
+    hits = search(store, query.text, project=query.project, limit=LIMIT)
+    return [hit.observation.sync_id for hit in hits]
+
+
+@dataclass
+class Tally:
+    """Per-query ranks of the first relevant answer, and latencies."""
+
+    reciprocal: list[float] = field(default_factory=list)
+    recall: dict[int, list[float]] = field(default_factory=lambda: {1: [], 5: [], 10: []})
+    millis: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+
+    def add(self, found: list[str], relevant: set[str], millis: float, cpu: float) -> None:
+        ranks = [i for i, sync_id in enumerate(found, start=1) if sync_id in relevant]
+        self.reciprocal.append(1.0 / ranks[0] if ranks else 0.0)
+        for k, values in self.recall.items():
+            values.append(sum(1 for r in ranks if r <= k) / len(relevant))
+        self.millis.append(millis)
+        self.cpu.append(cpu)
+
+    def figures(self) -> dict[str, float]:
+        cuts = statistics.quantiles(self.millis, n=20, method="inclusive")
+        cpu_cuts = statistics.quantiles(self.cpu, n=20, method="inclusive")
+        return {
+            "cpu50": statistics.median(self.cpu),
+            "cpu95": cpu_cuts[18],
+            "r1": statistics.fmean(self.recall[1]),
+            "r5": statistics.fmean(self.recall[5]),
+            "r10": statistics.fmean(self.recall[10]),
+            "mrr": statistics.fmean(self.reciprocal),
+            "p50": statistics.median(self.millis),
+            "p95": cuts[18],
+        }
+
+
+def evaluate(store: Store, ranker: Ranker, queries: list[retrieval_set.Query]) -> dict[str, Tally]:
+    """One run of every query; tallies per kind and ``overall``."""
+    tallies: dict[str, Tally] = {kind: Tally() for kind in (*retrieval_set.KINDS, "overall")}
+    ranker(store, queries[0])  # warm-up
+    for query in queries:
+        started, cpu_started = time.perf_counter(), time.process_time()
+        found = ranker(store, query)
+        cpu = (time.process_time() - cpu_started) * 1000
+        millis = (time.perf_counter() - started) * 1000
+        relevant = {retrieval_stores.LABEL_PREFIX + r for r in query.relevant}
+        tallies[query.kind].add(found, relevant, millis, cpu)
+        tallies["overall"].add(found, relevant, millis, cpu)
+    return tallies
+
+
+def report(label: str, results: dict[str, dict[str, Tally]]) -> None:
+    """A Markdown table: one row per ranking and kind."""
+    print(f"\n### {label}\n")
+    print(
+        "| ranking | kind | R@1 | R@5 | R@10 | MRR | wall p50 / p95 ms | CPU p50 / p95 ms"
+        " | CPU p50 / p95 vs bm25 |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    base = results["bm25"]["overall"].figures() if "bm25" in results else None
+    for name, tallies in results.items():
+        for kind, tally in tallies.items():
+            f = tally.figures()
+            ratio = "-"
+            if base and kind == "overall":
+                ratio = f"{f['cpu50'] / base['cpu50']:.2f} / {f['cpu95'] / base['cpu95']:.2f}"
+            print(
+                f"| {name} | {kind} | {f['r1']:.3f} | {f['r5']:.3f} | {f['r10']:.3f} |"
+                f" {f['mrr']:.3f} | {f['p50']:.2f} / {f['p95']:.2f} |"
+                f" {f['cpu50']:.2f} / {f['cpu95']:.2f} | {ratio} |"
+            )
+    sys.stdout.flush()
+
+
+def parse_size(text: str) -> int:
+    """``5k`` (the labelled set alone) -> 0; ``100k`` -> 100000; ``1m`` -> 1000000."""
+    text = text.strip().lower()
+    if text == "5k":
+        return 0
+    scale = {"k": 1_000, "m": 1_000_000}.get(text[-1:], 1)
+    number = text[:-1] if scale > 1 else text
+    if not number.isdigit() or int(number) <= 0:
+        raise ValueError(f"not a size: {text!r} (use 5k, 100k, 1m)")
+    return int(number) * scale
+
+
+def run(size: int, rankings: list[str], cache: Path) -> dict[str, dict[str, Tally]]:
+    """Build or load the store for ``size`` and evaluate each ranking on it."""
+    data = retrieval_set.build()
+    data_dir = retrieval_stores.labelled_store(size, data, cache)
+    rankers: dict[str, Ranker] = {
+        "legacy": legacy,
+        "bm25": bm25,
+        "bm25-stemmed": bm25_stemmed,
+        "engram": engram,
+    }
+    with Store.open(data_dir) as store:
+        return {name: evaluate(store, rankers[name], data.queries) for name in rankings}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse flags, evaluate each size, print tables; exit 1 under ``--min-recall5``."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="5k,100k,1m", help="comma list of 5k, 100k, 1m")
+    parser.add_argument("--rankings", default=",".join(RANKINGS), help="legacy,bm25,engram")
+    parser.add_argument("--cache", type=Path, default=retrieval_stores.CACHE)
+    parser.add_argument("--min-recall5", type=float, help="fail if engram's recall@5 is lower")
+    args = parser.parse_args(argv)
+    try:
+        sizes = [parse_size(part) for part in args.sizes.split(",") if part.strip()]
+    except ValueError as exc:
+        parser.error(str(exc))
+    rankings = [r for r in args.rankings.split(",") if r]
+    if unknown := set(rankings) - set(RANKINGS):
+        parser.error(f"unknown ranking(s): {', '.join(sorted(unknown))}")
+    os.environ["ENGRAM_DATA_DIR"] = tempfile.mkdtemp(prefix="engram-bench-")
+    print(f"# Engram retrieval benchmark (sqlite {sqlite3.sqlite_version})")
+    failed = False
+    for size in sizes:
+        label = "labelled set alone" if size == 0 else f"labelled set among {size:,} synthetic"
+        results = run(size, rankings, args.cache)
+        report(label, results)
+        if args.min_recall5 is not None and "engram" in results:
+            recall5 = results["engram"]["overall"].figures()["r5"]
+            if recall5 < args.min_recall5:
+                print(f"FAIL: engram recall@5 {recall5:.3f} < {args.min_recall5} ({label})")
+                failed = True
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

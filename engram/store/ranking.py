@@ -1,0 +1,184 @@
+"""Observation ranking: best-match scoring over bounded candidate sets.
+
+FTS5's own ``bm25()`` scores every row that matches, after counting every row that holds each
+word, so its cost grows with the commonest word's document frequency. This ranking reads at
+most a fixed number of rowids per word instead, and still finds:
+
+- **rows holding every word**: the ``WINDOW`` newest of them (a descending rowid walk);
+- **rows whose title holds every word**, however old (``TITLE_WINDOW`` newest of them, from
+  the title-only index): a window of newest matches can no longer hide an exact title match
+  behind a thousand newer notes that merely mention the same common words;
+- **rows holding some of the words** (best match): each word's ``POSTINGS`` newest matches.
+  A word with fewer matches than that (every distinctive word) is complete, so a row holding
+  only the distinctive half of a query is always a candidate; words with more matches (common
+  words) only mark presence, and supply candidates only when no word is distinctive.
+
+Each candidate scores, per word it holds, ``idf * (1 + TITLE_BOOST if the word is in its
+title)``; IDF is BM25's, from the word's document frequency (exact under ``IDF_PROBE``
+matches, otherwise estimated from the rowid span of its newest ones). Then a gentle recency
+prior (newer rows up to ``RECENCY`` more) breaks near-ties toward the latest revision.
+In ``all`` mode rows known to hold every word come first; the rest (best partial matches)
+fill the list only when those are too few.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from dataclasses import dataclass
+
+from engram.store.fts import MatchQuery, quote
+
+WINDOW = 1000
+TITLE_WINDOW = 200
+POSTINGS = 256
+TITLE_POSTINGS = 200
+IDF_PROBE = 256
+MAX_SCORED_TERMS = 16
+TITLE_BOOST = 4.0
+RECENCY = 0.05
+SUPERSEDED = 0.5
+
+TEXT_TABLE = "observations_fts"
+TITLE_TABLE = "observation_titles"
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """A matching rowid, its score (higher is better) and whether it holds every word."""
+
+    rowid: int
+    score: float
+    complete: bool
+
+
+def _newest(conn: sqlite3.Connection, table: str, expression: str, limit: int) -> list[int]:
+    rows = conn.execute(
+        f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?",
+        (expression, limit),
+    )
+    return [row[0] for row in rows]
+
+
+@dataclass
+class _Term:
+    weight: float
+    rows: set[int]  # every row holding it (complete) or none (a common word: not read)
+    titles: set[int]  # its newest title matches
+    complete: bool
+
+
+def _term(
+    conn: sqlite3.Connection, term: str, keys: tuple[str, ...], total: int, floor: int
+) -> _Term:
+    """A word's weight; its rows and title matches when it is distinctive, else only its
+    title matches from ``floor`` on (the range of the rows holding every word)."""
+    probe = _newest(conn, TEXT_TABLE, quote(term), IDF_PROBE)
+    if len(probe) < IDF_PROBE:
+        frequency = float(len(probe))
+    else:  # assume the word is spread evenly over the id range
+        frequency = IDF_PROBE * total / max(total - probe[-1] + 1, 1)
+    frequency = min(frequency, float(total))
+    weight = math.log(1.0 + (total - frequency + 0.5) / (frequency + 0.5))
+    narrowed = MatchQuery((term,), "all", keys).expression
+    # Its newest matches under the filters: all of them when fewer than POSTINGS.
+    rows = probe if not keys else _newest(conn, TEXT_TABLE, narrowed, POSTINGS)
+    complete = len(rows) < (IDF_PROBE if not keys else POSTINGS)
+    if complete:
+        titles = _newest(conn, TITLE_TABLE, narrowed, TITLE_POSTINGS)
+    else:
+        titles = _since(conn, TITLE_TABLE, narrowed, floor, TITLE_POSTINGS)
+    return _Term(weight, set(rows), set(titles), complete)
+
+
+def _since(
+    conn: sqlite3.Connection, table: str, expression: str, floor: int, limit: int
+) -> list[int]:
+    rows = conn.execute(
+        f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid >= ?"
+        " ORDER BY rowid DESC LIMIT ?",
+        (expression, floor, limit),
+    )
+    return [row[0] for row in rows]
+
+
+def rank(
+    conn: sqlite3.Connection, query: MatchQuery, *, total_rows: int, limit: int
+) -> list[Ranked]:
+    """The ``limit`` best observations for ``query`` (see the module docstring)."""
+    total = max(total_rows, 1)
+    every_words = query.as_mode("all").expression
+    window = _newest(conn, TEXT_TABLE, every_words, WINDOW)
+    floor = window[-1] if window else total + 1
+    terms = [_term(conn, t, query.keys, total, floor) for t in query.terms[:MAX_SCORED_TERMS]]
+    titled = set(_newest(conn, TITLE_TABLE, every_words, TITLE_WINDOW))
+    every = titled.union(window)
+    scores = _scores(terms, every, titled)
+    if not scores:  # only common words, never together: the newest rows holding any
+        scores = dict.fromkeys(
+            _newest(conn, TEXT_TABLE, query.as_mode("any").expression, WINDOW), 0.0
+        )
+    held = _held(terms, every)
+    ranked = [
+        Ranked(
+            rowid, score * (1.0 + RECENCY * rowid / total), held.get(rowid, 0) >= len(query.terms)
+        )
+        for rowid, score in scores.items()
+    ]
+    return _demote_superseded(conn, _order(ranked, query.mode), query.mode, limit)
+
+
+def _scores(terms: list[_Term], every: set[int], titled: set[int]) -> dict[int, float]:
+    """Per candidate: the weights of the words it holds, each title word ``TITLE_BOOST`` more."""
+    full = sum(t.weight for t in terms)
+    scores = dict.fromkeys(every, full)
+    for term in terms:
+        for rowid in (term.rows | term.titles) - every:
+            scores[rowid] = scores.get(rowid, 0.0) + term.weight
+        for rowid in term.titles | titled:
+            scores[rowid] += term.weight * TITLE_BOOST
+    return scores
+
+
+def _held(terms: list[_Term], every: set[int]) -> dict[int, int]:
+    """How many words each candidate is known to hold."""
+    count = dict.fromkeys(every, len(terms) + 1_000_000)
+    for term in terms:
+        for rowid in (term.rows | term.titles) - every:
+            count[rowid] = count.get(rowid, 0) + 1
+    return count
+
+
+def _order(ranked: list[Ranked], mode: str) -> list[Ranked]:
+    """Best first; in ``all`` mode rows holding every word before partial matches."""
+    if mode == "all":
+        return sorted(ranked, key=lambda r: (not r.complete, -r.score, -r.rowid))
+    return sorted(ranked, key=lambda r: (-r.score, -r.rowid))
+
+
+def _demote_superseded(
+    conn: sqlite3.Connection, ranked: list[Ranked], mode: str, limit: int
+) -> list[Ranked]:
+    """The top ``limit`` after superseded rows (a judged ``supersedes`` verdict points at them
+    from a live memory) lose ``SUPERSEDED`` of their score and drop below their successors."""
+    head = ranked[: limit * 3]
+    if not head:
+        return []
+    marks = ",".join("?" * len(head))
+    superseded = {
+        row[0]
+        for row in conn.execute(
+            "SELECT o.id FROM observations o JOIN memory_relations r ON r.target_id = o.sync_id"
+            " JOIN observations n ON n.sync_id = r.source_id"
+            f" WHERE o.id IN ({marks}) AND r.relation = 'supersedes'"
+            " AND r.judgment_status = 'judged' AND n.deleted_at IS NULL",
+            [r.rowid for r in head],
+        )
+    }
+    if not superseded:
+        return head[:limit]
+    head = [
+        Ranked(r.rowid, r.score * SUPERSEDED, r.complete) if r.rowid in superseded else r
+        for r in head
+    ]
+    return _order(head, mode)[:limit]

@@ -36,6 +36,7 @@ COMMAND_MODULES: list[str] = [
     "mcp",
     "serve",
     "cloud",
+    "service",
 ]
 
 app = typer.Typer(

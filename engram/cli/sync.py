@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -26,6 +27,12 @@ def sync_command(
     ] = None,
     all_projects: Annotated[bool, typer.Option("--all", help="Export every project.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,
+    cloud: Annotated[
+        bool,
+        typer.Option(
+            "--cloud", help="Sync one enrolled project with the cloud (ENGRAM_CLOUD_SYNC=1)."
+        ),
+    ] = False,
 ) -> None:
     """Write new memories as a chunk in .engram/ (commit it), or import teammates' chunks."""
     from engram.cli.selection import open_store
@@ -35,6 +42,11 @@ def sync_command(
         raise typer.BadParameter("use either --import or --status, not both")
     if all_projects and project is not None:
         raise typer.BadParameter("use either --project or --all, not both")
+    if cloud or os.environ.get("ENGRAM_CLOUD_SYNC", "").strip() == "1":
+        from engram.cli.cloud_sync import cloud_sync
+
+        cloud_sync(project, all_projects, import_only=import_chunks, status=status, as_json=as_json)
+        return
     folder = locate(Path.cwd())
     with open_store() as store:
         if import_chunks:

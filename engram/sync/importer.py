@@ -10,6 +10,7 @@ one is applied, so a refused chunk means nothing of this import was applied.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,16 +93,29 @@ def import_chunks(store: Store, folder: SyncFolder) -> ImportReport:
 def _apply_chunk(store: Store, chunk: Chunk, counts: ApplyCounts) -> None:
     now = stamp()
     with store.write() as conn:
-        applier = Applier(conn, sync_journal.device_id(conn), now, sync_journal.last_seq(conn))
-        applier.prefetch(chunk.mutations)
-        for mutation in chunk.mutations:
-            try:
-                counts.add(applier.apply(mutation))
-            except MissingParent as missing:
-                _defer(conn, mutation, str(missing), now)
-                counts.add("deferred")
-        _settle(conn, applier)
+        apply_mutations(conn, chunk.mutations, counts, target_key=GIT_TARGET, now=now)
         sync_journal.mark_chunk(conn, GIT_TARGET, chunk.id, now)
+
+
+def apply_mutations(
+    conn: Any,
+    mutations: Sequence[Mutation],
+    counts: ApplyCounts,
+    *,
+    target_key: str,
+    now: str,
+) -> None:
+    """Apply remote mutations in order inside the caller's write transaction (the git
+    importer and the cloud client share this); a missing parent defers the mutation."""
+    applier = Applier(conn, sync_journal.device_id(conn), now, sync_journal.last_seq(conn))
+    applier.prefetch(mutations)
+    for mutation in mutations:
+        try:
+            counts.add(applier.apply(mutation))
+        except MissingParent as missing:
+            _defer(conn, mutation, str(missing), now, target_key)
+            counts.add("deferred")
+    _settle(conn, applier)
 
 
 def _settle(conn: Any, applier: Applier) -> None:
@@ -110,10 +124,10 @@ def _settle(conn: Any, applier: Applier) -> None:
     sync_journal.raise_clock(conn, max(applier.max_clock, applier.journal_floor))
 
 
-def _defer(conn: Any, mutation: Mutation, error: str, now: str) -> None:
+def _defer(conn: Any, mutation: Mutation, error: str, now: str, target_key: str) -> None:
     sync_deferred.defer(
         conn,
-        target_key=GIT_TARGET,
+        target_key=target_key,
         origin=mutation.origin,
         remote_seq=mutation.seq,
         entity=mutation.entity,

@@ -1,0 +1,100 @@
+"""``engram sync --cloud --project P [--status | --import]``: one project with its cloud.
+
+Cloud sync always names one project explicitly (``--all`` is refused by design). Failures are
+one line on stderr that starts with the deterministic reason code (``cloud_config_error``,
+``blocked_unenrolled``, ``auth_required``, ``policy_forbidden``, ``paused``,
+``transport_failed``...).
+"""
+
+from __future__ import annotations
+
+import typer
+
+from engram.cli.output import emit_json
+from engram.errors import EngramError
+
+
+def _refuse(message: str, remedy: str) -> EngramError:
+    return EngramError("cloud.project_required", message, remedy)
+
+
+def cloud_sync(
+    project: str | None, all_projects: bool, *, import_only: bool, status: bool, as_json: bool
+) -> None:
+    """Run one cloud sync command (push; ``--import``: pull; ``--status``: read-only)."""
+    from engram.cli.selection import open_store
+    from engram.store.datadir import resolve_data_dir
+    from engram.sync.cloud.client import CloudSyncError
+    from engram.sync.cloud.config import CloudConfig, require_remote
+    from engram.sync.cloud.enrollment import as_user_error, remote_status
+    from engram.sync.cloud.replicate import require_enrolled, sync_once
+
+    if all_projects:
+        raise _refuse(
+            "cloud sync covers one project; --all is not supported by design",
+            "pass --project NAME (one command per project)",
+        )
+    if not project:
+        raise _refuse("cloud sync needs an explicit --project", "pass --project NAME")
+    remote = require_remote(CloudConfig.load(resolve_data_dir()), project)
+    with open_store() as store:
+        require_enrolled(store, project)
+        if remote.routed and not remote.token:
+            raise EngramError(
+                "cloud.auth_required",
+                f"auth_required: project {project!r} is routed to {remote.server_url} without a"
+                " token",
+                f"run engram cloud config --project {project} --server URL --token TOKEN",
+            )
+        if status:
+            _print_status(remote_status(store, remote, project), as_json)
+            return
+        progress = None if as_json else (lambda line: typer.echo(line))
+        try:
+            report = sync_once(
+                store,
+                remote,
+                project,
+                push_first=not import_only,
+                pull_after=import_only,
+                progress=progress,
+            )
+        except CloudSyncError as exc:
+            raise as_user_error(exc, project) from None
+    if as_json:
+        emit_json(report.to_dict())
+    elif import_only:
+        counts = report.counts
+        typer.echo(
+            f"imported {report.pulled} remote mutations: {counts.applied} applied,"
+            f" {counts.own + counts.stale + counts.ignored} already here or superseded,"
+            f" {counts.deferred} deferred (100%, 0 pending)"
+        )
+    else:
+        typer.echo(
+            f"pushed {report.pushed} mutations to {remote.server_url}"
+            f" ({report.duplicates} already there)"
+        )
+
+
+def _print_status(state: dict[str, object], as_json: bool) -> None:
+    if as_json:
+        emit_json(state)
+    else:
+        typer.echo(f"cloud: {state['server']} project {state['project']}")
+        typer.echo(
+            f"local: {state['pending_mutations']} mutations pending to push,"
+            f" pulled through remote seq {state['pulled_seq']}"
+        )
+        remote = state["remote_chunks"]
+        typer.echo(
+            f"remote: {remote if remote is not None else '?'} chunks,"
+            f" {state['remote_pending'] if state['remote_pending'] is not None else '?'}"
+            " mutations not pulled yet"
+        )
+    if state["reason_code"]:
+        raise EngramError(
+            f"cloud.{state['reason_code']}",
+            f"{state['reason_code']}: {state.get('reason_message', '')}",
+            "see docs/cloud.md (Troubleshooting)",
+        )

@@ -1,0 +1,128 @@
+"""The HTTP client of the cloud sync routes (stdlib ``urllib``: nothing heavy to import).
+
+Every failure becomes a :class:`CloudSyncError` with a deterministic ``reason_code``:
+``auth_required`` (401), ``policy_forbidden`` (403), ``paused`` (409 sync-paused),
+``transport_failed`` (network, timeouts, 5xx, a 404 from an older server), or the server's
+``error_code`` for a request it refused as invalid (400/413).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlencode
+
+from engram.sync.cloud.config import Remote
+from engram.sync.mutation import Mutation
+
+log = logging.getLogger("engram.autosync")
+TIMEOUT_S = 30.0
+
+REMEDIES = {
+    "auth_required": "check ENGRAM_CLOUD_TOKEN (or the project's --token); rotate it if revoked",
+    "policy_forbidden": (
+        "ask the server administrator to check ENGRAM_CLOUD_ALLOWED_PROJECTS for this project;"
+        " a managed principal's project grant may also need checking"
+    ),
+    "paused": "an admin paused sync for this project; pulls still work — retry after resume",
+    "transport_failed": "check the server URL, that the server is up, and the network",
+    "cloud_config_error": "run engram cloud config --server URL (or set ENGRAM_CLOUD_SERVER)",
+    "blocked_unenrolled": "run engram cloud enroll <project> first",
+}
+REPAIR_HINT = (
+    "run engram cloud upgrade doctor --project P, then engram cloud upgrade repair --project P"
+    " --apply"
+)
+
+
+class CloudSyncError(Exception):
+    """A cloud request that failed, with its reason code."""
+
+    def __init__(self, reason_code: str, message: str, *, status: int = 0) -> None:
+        super().__init__(message)
+        self.reason_code = reason_code
+        self.message = message
+        self.status = status
+
+    def remedy(self) -> str:
+        """What to do next for this reason."""
+        return REMEDIES.get(self.reason_code, REPAIR_HINT)
+
+
+class CloudClient:
+    """Requests against one remote."""
+
+    def __init__(self, remote: Remote, *, timeout: float = TIMEOUT_S) -> None:
+        self.remote = remote
+        self.timeout = timeout
+
+    def health(self) -> dict[str, Any]:
+        return self._request("GET", "/health")
+
+    def push_mutations(self, project: str, mutations: Sequence[Mutation]) -> dict[str, Any]:
+        body = {"project": project, "entries": [json.loads(m.to_json()) for m in mutations]}
+        return self._request("POST", "/sync/mutations/push", body=body)
+
+    def pull_mutations(self, project: str, since: int, limit: int = 500) -> dict[str, Any]:
+        query = {"project": project, "since": since, "limit": limit}
+        return self._request("GET", "/sync/mutations/pull", query=query)
+
+    def manifest(self, project: str) -> dict[str, Any]:
+        return self._request("GET", "/sync/pull", query={"project": project})
+
+    def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: dict[str, Any] | None = None,
+        body: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        url = self.remote.server_url + path + (f"?{urlencode(query)}" if query else "")
+        data = json.dumps(body).encode("utf-8") if body is not None else None
+        request = urllib.request.Request(url, data=data, method=method)
+        request.add_header("Accept", "application/json")
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        if self.remote.token:
+            request.add_header("Authorization", f"Bearer {self.remote.token}")
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                parsed = json.loads(response.read() or b"{}")
+        except urllib.error.HTTPError as exc:
+            raise _from_status(exc, path) from None
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise CloudSyncError(
+                "transport_failed", f"cannot reach {self.remote.server_url}: {reason}"
+            ) from None
+        return parsed if isinstance(parsed, dict) else {"items": parsed}
+
+
+def _from_status(exc: urllib.error.HTTPError, path: str) -> CloudSyncError:
+    try:
+        envelope = json.loads(exc.read() or b"{}")
+    except ValueError:
+        envelope = {}
+    envelope = envelope if isinstance(envelope, dict) else {}
+    message = str(envelope.get("error") or exc.reason)
+    code = str(envelope.get("error_code") or "")
+    status = exc.code
+    if status == 401:
+        return CloudSyncError("auth_required", message, status=status)
+    if status == 403:
+        return CloudSyncError("policy_forbidden", message, status=status)
+    if status == 409 and code == "sync-paused":
+        return CloudSyncError("paused", message, status=status)
+    if status == 404 and path.startswith("/sync/mutations") and not code:
+        log.error("[autosync] cloud mutation endpoint returned 404 (server_unsupported)")
+        return CloudSyncError("transport_failed", "server_unsupported: " + message, status=status)
+    if status >= 500 or not code:
+        return CloudSyncError(
+            "transport_failed", f"server answered {status}: {message}", status=status
+        )
+    return CloudSyncError(code, message, status=status)

@@ -1,0 +1,182 @@
+"""Replicating one enrolled project with its remote: push the journal, pull and apply.
+
+Push sends the project's journal rows past the target's cursor in batches (redacted, exactly as
+a git chunk would carry them) and moves the cursor after each acknowledged batch. Pull asks for
+mutations after the remote cursor and applies each page in one write transaction together with
+the new cursor. Network I/O never happens inside a store transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from engram.errors import EngramError
+from engram.memory.clock import stamp
+from engram.store import sync_cloud, sync_journal
+from engram.store.db import Store
+from engram.sync.apply import ApplyCounts
+from engram.sync.cloud.client import CloudClient, CloudSyncError
+from engram.sync.cloud.config import Remote
+from engram.sync.export import pending_rows, to_mutation
+from engram.sync.importer import apply_mutations, retry_deferred
+from engram.sync.mutation import Mutation, parse_mutation
+
+BATCH_MUTATIONS = 500
+BATCH_BYTES = 2 * 1024 * 1024
+PULL_PAGE = 500
+
+Progress = Callable[[str], None]
+
+
+def pull_key(remote: Remote) -> str:
+    """The cursor key of what was pulled from ``remote``."""
+    return remote.target_key + "#pull"
+
+
+@dataclass
+class ReplicationReport:
+    """What one push and/or pull did."""
+
+    pushed: int = 0
+    duplicates: int = 0
+    pulled: int = 0
+    counts: ApplyCounts = field(default_factory=ApplyCounts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pushed": self.pushed,
+            "duplicates": self.duplicates,
+            "pulled": self.pulled,
+            "applied": vars(self.counts).copy(),
+        }
+
+
+def require_enrolled(store: Store, project: str) -> None:
+    """Refuse a project that is not enrolled (``blocked_unenrolled``)."""
+    with store.locked() as conn:
+        if sync_cloud.is_enrolled(conn, project):
+            return
+    raise EngramError(
+        "cloud.blocked_unenrolled",
+        f"blocked_unenrolled: project {project!r} is not enrolled for cloud sync",
+        f"run engram cloud enroll {project}",
+    )
+
+
+def _batches(mutations: list[Mutation]) -> list[list[Mutation]]:
+    batches: list[list[Mutation]] = [[]]
+    size = 0
+    for mutation in mutations:
+        line = len(mutation.to_json())
+        if batches[-1] and (len(batches[-1]) >= BATCH_MUTATIONS or size + line > BATCH_BYTES):
+            batches.append([])
+            size = 0
+        batches[-1].append(mutation)
+        size += line
+    return [b for b in batches if b]
+
+
+def push(store: Store, client: CloudClient, project: str, report: ReplicationReport) -> None:
+    """Send the project's pending journal rows; the cursor moves after each accepted batch."""
+    target = client.remote.target_key
+    with store.read() as conn:
+        rows = pending_rows(conn, project, target)
+        origin = sync_journal.device_id(conn)
+        floor = sync_journal.cursor(conn, target, project)
+    mutations = [to_mutation(origin, row) for row in rows]
+    batches = _batches(mutations)
+    for index, batch in enumerate(batches):
+        result = client.push_mutations(project, batch)
+        report.pushed += int(result.get("accepted", 0))
+        report.duplicates += int(result.get("duplicates", 0))
+        later = [m.seq for b in batches[index + 1 :] for m in b if m.seq > floor]
+        done = min(later) - 1 if later else max(m.seq for m in mutations)
+        with store.write() as conn:
+            sync_journal.set_cursor(conn, target, project, done, stamp())
+
+
+def pull(
+    store: Store,
+    client: CloudClient,
+    project: str,
+    report: ReplicationReport,
+    progress: Progress | None = None,
+) -> None:
+    """Fetch and apply every remote mutation after the pull cursor, page by page."""
+    key = pull_key(client.remote)
+    with store.locked() as conn:
+        since = sync_journal.cursor(conn, key, project)
+    while True:
+        page = client.pull_mutations(project, since, PULL_PAGE)
+        mutations = [_parse(entry) for entry in page.get("mutations", [])]
+        next_since = int(page.get("next_since", since))
+        now = stamp()
+        with store.write() as conn:
+            apply_mutations(
+                conn, mutations, report.counts, target_key=client.remote.target_key, now=now
+            )
+            sync_journal.set_cursor(conn, key, project, next_since, now)
+        report.pulled += len(mutations)
+        since = next_since
+        if progress is not None:
+            last = int(page.get("last_seq", since))
+            progress(f"pulled {since}/{last} remote mutations")
+        if not page.get("has_more") or not mutations:
+            break
+    retry_deferred(store)
+
+
+def _parse(entry: Any) -> Mutation:
+    try:
+        return parse_mutation(entry)
+    except ValueError as exc:
+        message = f"the server sent a malformed mutation: {exc}"
+        raise CloudSyncError("transport_failed", message) from None
+
+
+def sync_once(
+    store: Store,
+    remote: Remote,
+    project: str,
+    *,
+    push_first: bool = True,
+    pull_after: bool = True,
+    progress: Progress | None = None,
+) -> ReplicationReport:
+    """Push then pull one project, recording the outcome (reason code on failure).
+
+    Raises:
+        CloudSyncError: the first failure, after it was recorded.
+    """
+    client = CloudClient(remote)
+    report = ReplicationReport()
+    try:
+        if push_first:
+            push(store, client, project, report)
+        if pull_after:
+            pull(store, client, project, report, progress)
+    except CloudSyncError as exc:
+        with store.write() as conn:
+            sync_cloud.record_outcome(
+                conn,
+                remote.target_key,
+                phase="failed",
+                now=stamp(),
+                reason_code=exc.reason_code,
+                error=exc.message,
+            )
+        raise
+    with store.write() as conn:
+        sync_cloud.record_outcome(conn, remote.target_key, phase="healthy", now=stamp())
+    return report
+
+
+def local_counts(store: Store, remote: Remote, project: str) -> dict[str, int]:
+    """Read-only: pending local mutations and the pull cursor for ``project``."""
+    with store.read() as conn:
+        pushed = sync_journal.cursor(conn, remote.target_key, project)
+        pending = len(pending_rows(conn, project, remote.target_key))
+        pulled = sync_journal.cursor(conn, pull_key(remote), project)
+    return {"pushed_through_seq": pushed, "pending_mutations": pending, "pulled_seq": pulled}

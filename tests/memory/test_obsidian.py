@@ -12,8 +12,8 @@ import pytest
 
 from engram.errors import EngramError
 from engram.memory.clock import stamp
-from engram.memory.obsidian import export_vault
 from engram.memory.observation import delete_observation, update_observation
+from engram.memory.obsidian import export_vault
 from engram.memory.relations import compare
 from engram.memory.sessions import start_session
 from engram.store import observations

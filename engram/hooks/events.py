@@ -9,9 +9,8 @@ payload into a :class:`HookEvent` whose :class:`Moment` says what Engram should 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from engram.errors import EngramError
 
@@ -71,9 +70,9 @@ HOST_ALIASES: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class HookEvent:
-    """One hook call, normalised.
+class HookEvent(NamedTuple):
+    """One hook call, normalised (a NamedTuple: cheaper to define than a dataclass, and the
+    hook path pays for every definition on each call).
 
     Args:
         host: canonical host name (``"claude"``).

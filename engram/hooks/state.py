@@ -12,15 +12,13 @@ import json
 import os
 import time
 import zlib
-from dataclasses import dataclass
 from pathlib import Path
 
 STALE_AFTER_SECONDS = 7 * 24 * 3600
 
 
-@dataclass(slots=True)
 class SessionState:
-    """What one session has seen.
+    """What one session has seen (a plain class: the hook path pays for every dataclass).
 
     Args:
         shown_upto: the newest observation id already injected (0: none yet).
@@ -28,9 +26,27 @@ class SessionState:
         project: the project the pack was built for.
     """
 
-    shown_upto: int = 0
-    compacted: bool = False
-    project: str = ""
+    __slots__ = ("compacted", "project", "shown_upto")
+
+    def __init__(self, shown_upto: int = 0, compacted: bool = False, project: str = "") -> None:
+        self.shown_upto = shown_upto
+        self.compacted = compacted
+        self.project = project
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SessionState):
+            return NotImplemented
+        return (self.shown_upto, self.compacted, self.project) == (
+            other.shown_upto,
+            other.compacted,
+            other.project,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"SessionState(shown_upto={self.shown_upto!r}, compacted={self.compacted!r}, "
+            f"project={self.project!r})"
+        )
 
 
 def state_path(data_dir: Path, host: str, session_id: str) -> Path:

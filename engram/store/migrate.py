@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
 
 from engram.errors import EngramError
@@ -21,13 +20,23 @@ from engram.errors import EngramError
 _NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
 
-@dataclass(frozen=True, slots=True)
 class Migration:
-    """One numbered SQL file."""
+    """One numbered SQL file; its text is read only when it is applied.
 
-    version: int
-    name: str
-    sql: str
+    A plain class: the store opens on every hook call, and a dataclass costs its creation.
+    """
+
+    __slots__ = ("name", "path", "version")
+
+    def __init__(self, version: int, name: str, path: Path) -> None:
+        self.version = version
+        self.name = name
+        self.path = path
+
+    @property
+    def sql(self) -> str:
+        """The migration's SQL script."""
+        return self.path.read_text(encoding="utf-8")
 
 
 def available_migrations() -> list[Migration]:
@@ -43,7 +52,7 @@ def available_migrations() -> list[Migration]:
         version = int(match.group(1))
         if version in found:
             raise RuntimeError(f"two migrations share number {version:04d}: {entry.name}")
-        found[version] = Migration(version, entry.name, entry.read_text(encoding="utf-8"))
+        found[version] = Migration(version, entry.name, entry)
     return [found[v] for v in sorted(found)]
 
 

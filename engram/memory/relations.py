@@ -18,6 +18,7 @@ import re
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from engram.errors import EngramError
@@ -27,7 +28,7 @@ from engram.memory.topic import STOP_WORDS
 from engram.store import observations, relations
 from engram.store.db import Store
 from engram.store.records import Observation, Relation
-from engram.store.search import recent_title_matches
+from engram.store.title_matches import recent_title_matches
 
 VERDICTS = ("related", "compatible", "scoped", "conflicts_with", "supersedes", "not_conflict")
 MAX_CANDIDATES = 3
@@ -56,18 +57,22 @@ class Candidate:
         }
 
 
-def _meaningful(title: str) -> set[str]:
-    return {w for w in (m.lower() for m in _WORD.findall(title)) if len(w) > 2} - STOP_WORDS
+@lru_cache(maxsize=2048)
+def _meaningful(title: str) -> frozenset[str]:
+    # Cached: every save compares its title with the same recent neighbours.
+    return (
+        frozenset(w for w in (m.lower() for m in _WORD.findall(title)) if len(w) > 2) - STOP_WORDS
+    )
 
 
 def surface_candidates(
-    conn: sqlite3.Connection, saved: Observation, now: datetime
+    conn: sqlite3.Connection, saved: Observation, now: datetime, *, fresh: bool = False
 ) -> tuple[Candidate, ...]:
     """Record pending relations from ``saved`` to similar live memories; return them.
 
     Similar: same project and scope, and the title shares at least half of the new title's
     meaningful words. Looks at the newest titles sharing any word (bounded), most overlap
-    first.
+    first. ``fresh``: ``saved`` was just inserted, so no relation can name it yet.
     """
     words = _meaningful(saved.title)
     if not words:
@@ -80,23 +85,29 @@ def surface_candidates(
     ]
     scored = [(shared, other) for shared, other in scored if shared * 2 >= len(words)]
     scored.sort(key=lambda item: (-item[0], -item[1].id))
-    found: list[Candidate] = []
+    chosen = []
     for _, other in scored:
-        if relations.find_pair(conn, saved.sync_id, other.sync_id) or relations.find_pair(
-            conn, other.sync_id, saved.sync_id
+        if not fresh and (
+            relations.find_pair(conn, saved.sync_id, other.sync_id)
+            or relations.find_pair(conn, other.sync_id, saved.sync_id)
         ):
             continue
-        row = relations.insert(
-            conn,
-            source_id=saved.sync_id,
-            target_id=other.sync_id,
-            now=stamp(now),
-            session_id=saved.session_id,
-        )
-        found.append(Candidate(other.id, other.sync_id, other.title, other.type, row.sync_id))
-        if len(found) == MAX_CANDIDATES:
+        chosen.append(other)
+        if len(chosen) == MAX_CANDIDATES:
             break
-    return tuple(found)
+    if not chosen:
+        return ()
+    judgment_ids = relations.insert_pending(
+        conn,
+        source_id=saved.sync_id,
+        target_ids=[other.sync_id for other in chosen],
+        now=stamp(now),
+        session_id=saved.session_id,
+    )
+    return tuple(
+        Candidate(other.id, other.sync_id, other.title, other.type, judgment_id)
+        for other, judgment_id in zip(chosen, judgment_ids, strict=True)
+    )
 
 
 def _check_verdict(relation: str, confidence: float | None) -> None:

@@ -188,7 +188,7 @@ def write_draft(
     observation, action = _store(conn, draft, project, session, now)
     candidates: tuple[Candidate, ...] = ()
     if surface_conflicts and action != "deduplicated":
-        candidates = surface_candidates(conn, observation, now)
+        candidates = surface_candidates(conn, observation, now, fresh=action == "created")
     warnings = []
     if draft.body.truncated:
         warnings.append(
@@ -257,7 +257,7 @@ def _store(
         topic_key=draft.topic_key,
         review_after=review_after,
     )
-    return _reload(conn, observations.insert(conn, new, moment)), "created"
+    return observations.insert_returning(conn, new, moment), "created"
 
 
 def _reload(conn: sqlite3.Connection, obs_id: int) -> Observation:

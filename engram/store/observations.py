@@ -39,30 +39,41 @@ class NewObservation:
     sync_id: str | None = None
 
 
+_INSERT = (
+    "INSERT INTO observations (sync_id, session_id, type, title, content, tool_name, project,"
+    " scope, topic_key, normalized_hash, last_seen_at, review_after, created_at, updated_at)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
 def insert(conn: sqlite3.Connection, new: NewObservation, now: str) -> int:
     """Insert a live observation; return its id."""
-    cursor = conn.execute(
-        "INSERT INTO observations (sync_id, session_id, type, title, content, tool_name, project,"
-        " scope, topic_key, normalized_hash, last_seen_at, review_after, created_at, updated_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            new.sync_id or new_sync_id("obs"),
-            new.session_id,
-            new.type,
-            new.title,
-            new.content,
-            new.tool_name,
-            new.project,
-            new.scope,
-            new.topic_key,
-            new.normalized_hash,
-            now,
-            new.review_after,
-            now,
-            now,
-        ),
+    return int(conn.execute(_INSERT, _values(new, now)).lastrowid or 0)
+
+
+def insert_returning(conn: sqlite3.Connection, new: NewObservation, now: str) -> Observation:
+    """Insert a live observation and return it as stored (no second read)."""
+    row = conn.execute(f"{_INSERT} RETURNING {_COLUMNS}", _values(new, now)).fetchone()
+    return from_row(Observation, row)
+
+
+def _values(new: NewObservation, now: str) -> tuple[object, ...]:
+    return (
+        new.sync_id or new_sync_id("obs"),
+        new.session_id,
+        new.type,
+        new.title,
+        new.content,
+        new.tool_name,
+        new.project,
+        new.scope,
+        new.topic_key,
+        new.normalized_hash,
+        now,
+        new.review_after,
+        now,
+        now,
     )
-    return int(cursor.lastrowid or 0)
 
 
 def get(

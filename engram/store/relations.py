@@ -28,12 +28,12 @@ def insert(
     marked_by_model: str | None = None,
     session_id: str | None = None,
 ) -> Relation:
-    """Insert a relation row and return it."""
+    """Insert a relation row and return it (as stored: RETURNING saves a re-read)."""
     sync_id = new_sync_id("rel")
-    conn.execute(
+    row = conn.execute(
         "INSERT INTO memory_relations (sync_id, source_id, target_id, relation, judgment_status,"
         " confidence, reason, marked_by_kind, marked_by_actor, marked_by_model, session_id,"
-        " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
         (
             sync_id,
             source_id,
@@ -49,10 +49,30 @@ def insert(
             now,
             now,
         ),
+    ).fetchone()
+    return from_row(Relation, row)
+
+
+def insert_pending(
+    conn: sqlite3.Connection,
+    *,
+    source_id: str,
+    target_ids: list[str],
+    now: str,
+    session_id: str | None = None,
+) -> list[str]:
+    """Insert one pending relation from ``source_id`` to each target; return their sync_ids
+    (the judgment ids), in order. One statement for all: a save surfaces up to three."""
+    sync_ids = [new_sync_id("rel") for _ in target_ids]
+    conn.executemany(
+        "INSERT INTO memory_relations (sync_id, source_id, target_id, relation, judgment_status,"
+        " session_id, created_at, updated_at) VALUES (?, ?, ?, 'pending', 'pending', ?, ?, ?)",
+        [
+            (sid, source_id, target, session_id, now, now)
+            for sid, target in zip(sync_ids, target_ids, strict=True)
+        ],
     )
-    found = get(conn, sync_id)
-    assert found is not None
-    return found
+    return sync_ids
 
 
 def get(conn: sqlite3.Connection, sync_id: str) -> Relation | None:

@@ -64,22 +64,3 @@ def count_matches(
             (expression, WINDOW + 1),
         ).fetchone()[0]
     )
-
-
-def recent_title_matches(
-    conn: sqlite3.Connection, words: list[str], *, project: str, scope: str, limit: int = 50
-) -> list[Observation]:
-    """The newest live observations of ``project`` + ``scope`` whose title holds any of
-    ``words`` — unranked, so the cost stays bounded on a save's hot path."""
-    query = MatchQuery.build(" ".join(words), "any")
-    if query is None:
-        return []
-    # The scope key is in nearly every row; checking it on the fetched rows is cheaper.
-    expression = query.filtered(project=project).expression
-    rows = conn.execute(
-        "SELECT rowid FROM observation_titles WHERE observation_titles MATCH ?"
-        " ORDER BY rowid DESC LIMIT ?",
-        (expression, limit),
-    ).fetchall()
-    found = get_many(conn, [row[0] for row in rows])
-    return [found[row[0]] for row in rows if row[0] in found and found[row[0]].scope == scope]

@@ -196,6 +196,17 @@ def run(size: int, rankings: list[str], cache: Path) -> dict[str, dict[str, Tall
         return {name: evaluate(store, rankers[name], data.queries) for name in rankings}
 
 
+def _override(parser: argparse.ArgumentParser, item: str) -> None:
+    from engram.store import ranking
+
+    name, _, value = item.partition("=")
+    if not name.isupper() or not hasattr(ranking, name) or not value:
+        parser.error(f"--set wants NAME=VALUE with a constant of engram.store.ranking: {item!r}")
+    kind = type(getattr(ranking, name))
+    setattr(ranking, name, kind(value))
+    print(f"ablation: engram.store.ranking.{name} = {getattr(ranking, name)!r}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse flags, evaluate each size, print tables; exit 1 under ``--min-recall5``."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -203,7 +214,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rankings", default=",".join(RANKINGS), help="legacy,bm25,engram")
     parser.add_argument("--cache", type=Path, default=retrieval_stores.CACHE)
     parser.add_argument("--min-recall5", type=float, help="fail if engram's recall@5 is lower")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="ablation: override a constant of engram.store.ranking (e.g. RECENCY=0)",
+    )
     args = parser.parse_args(argv)
+    for item in args.set:
+        _override(parser, item)
     try:
         sizes = [parse_size(part) for part in args.sizes.split(",") if part.strip()]
     except ValueError as exc:

@@ -34,7 +34,8 @@ SYNTHETIC_VERSION = 1
 LABEL_PREFIX = "ret-"
 SPAN_START = retrieval_set.START
 SPAN_DAYS = retrieval_set.DAYS
-LEGACY_VERSION = 1
+LEGACY_VERSION = 2
+STEMMED_VERSION = 8  # the migration that made the live indexes stemmed
 LEGACY_INDEXES = {
     "legacy_text": "title, content, tool_name, type, project, topic_key, search_keys",
     "legacy_titles": "title, search_keys",
@@ -122,9 +123,16 @@ def install_labels(data_dir: Path, data: retrieval_set.RetrievalSet, synthetic: 
     count = len(data.memories)
     if count > SLOTS:
         raise SystemExit(f"the labelled set has {count} memories; at most {SLOTS} fit")
+    kept = _keep_v010_indexes(data_dir / "engram.db")
+    started = time.perf_counter()
     with Store.open(data_dir) as store:
+        print(f"  opened (and migrated) in {time.perf_counter() - started:.1f} s", flush=True)
         conn = store.connection
+        if not kept and not _has_table(conn, "legacy_text"):
+            with store.write():
+                _build_legacy_indexes(conn)
         with store.write():
+            _legacy_rows(conn, "delete")
             conn.execute("DELETE FROM memory_relations WHERE sync_id LIKE 'ret-%'")
             conn.execute("DELETE FROM observations WHERE sync_id LIKE 'ret-%'")
             for index, memory in enumerate(data.memories):
@@ -137,9 +145,50 @@ def install_labels(data_dir: Path, data: retrieval_set.RetrievalSet, synthetic: 
                     (f"ret-rel-{newer}-{older}", LABEL_PREFIX + newer, LABEL_PREFIX + older)
                     + (_now(),) * 2,
                 )
-        with store.write():
-            _build_legacy_indexes(conn)
+            _legacy_rows(conn, "insert")
     marker.write_text(json.dumps(expected))
+
+
+def _has_table(conn: sqlite3.Connection, name: str) -> bool:
+    found = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone()
+    return found is not None
+
+
+def _keep_v010_indexes(db: Path) -> bool:
+    """On a store built before the stemmed indexes (migration 0008), keep its unstemmed
+    indexes as the bench's v0.1.0 copies (renamed; the triggers keep naming the live tables,
+    which the migration then rebuilds) instead of indexing a million rows once more."""
+    if not db.is_file():
+        return False
+    conn = sqlite3.connect(db, isolation_level=None)
+    try:
+        if conn.execute("PRAGMA user_version").fetchone()[0] >= STEMMED_VERSION:
+            return False
+        if _has_table(conn, "legacy_text"):
+            return True
+        conn.execute("PRAGMA legacy_alter_table = ON")
+        conn.execute("BEGIN IMMEDIATE")
+        for live, legacy in (
+            ("observations_fts", "legacy_text"),
+            ("observation_titles", "legacy_titles"),
+        ):
+            conn.execute(f"ALTER TABLE {live} RENAME TO {legacy}")
+            conn.execute(f"CREATE VIRTUAL TABLE {live} USING fts5 (placeholder)")
+        conn.execute("COMMIT")
+        return True
+    finally:
+        conn.close()
+
+
+def _legacy_rows(conn: sqlite3.Connection, action: str) -> None:
+    """Add the live labelled rows to (or take them out of) the bench's v0.1.0 indexes."""
+    for table, columns in LEGACY_INDEXES.items():
+        command = "'delete', " if action == "delete" else ""
+        target = f"{table}, rowid, {columns}" if action == "delete" else f"rowid, {columns}"
+        conn.execute(
+            f"INSERT INTO {table} ({target}) SELECT {command}id, {columns} FROM observations"
+            f" WHERE sync_id LIKE '{LABEL_PREFIX}%' AND deleted_at IS NULL"
+        )
 
 
 def _build_legacy_indexes(conn: sqlite3.Connection) -> None:
@@ -153,7 +202,7 @@ def _build_legacy_indexes(conn: sqlite3.Connection) -> None:
         )
         conn.execute(
             f"INSERT INTO {table} (rowid, {columns}) SELECT id, {columns} FROM observations"
-            " WHERE deleted_at IS NULL"
+            f" WHERE deleted_at IS NULL AND sync_id NOT LIKE '{LABEL_PREFIX}%'"
         )
 
 

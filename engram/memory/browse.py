@@ -219,7 +219,9 @@ def search_page(
     with store.locked() as conn:
         scored = search_observations(conn, query, project=project, limit=size, offset=offset)
         notes = _annotations(conn, [s.observation for s in scored])
-        count = count_matches(conn, query, project=project)
+        # rows holding every word, or at least what this page shows: with too few of them
+        # the ranking fills the page with partial matches
+        count = max(count_matches(conn, query, project=project), offset + len(scored))
     total, more = _capped(count, WINDOW)
     items = tuple(
         ListedObservation(s.observation, False, notes.get(s.observation.sync_id, ()))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from typing import Annotated, Any
 
 import typer
 
@@ -43,15 +44,68 @@ app = typer.Typer(
     name="engram",
     help="Memory for AI coding agents that outlives a session.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"engram {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def root() -> None:
+def root(
+    ctx: typer.Context,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            "-V",
+            callback=_print_version,
+            is_eager=True,
+            help="Show the installed Engram version and exit.",
+        ),
+    ] = False,
+) -> None:
     """Memory for AI coding agents that outlives a session."""
+    import os
+
+    if not ctx.resilient_parsing and not os.environ.get("_ENGRAM_COMPLETE"):
+        from engram.cli.update_check import maybe_notify
+
+        maybe_notify(ctx.invoked_subcommand, __version__)
+
+
+@app.command("help")
+def help_command(
+    ctx: typer.Context,
+    command: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="A command (and subcommand), e.g. `projects merge`.", show_default=False
+        ),
+    ] = None,
+) -> None:
+    """Show help for Engram or for one command (`engram help projects merge`)."""
+    root_ctx = ctx.find_root()
+    group: Any = root_ctx.command
+    parent: Any = root_ctx
+    for name in command or []:
+        lookup = getattr(group, "get_command", None)
+        sub = lookup(parent, name) if lookup is not None else None
+        if sub is None:
+            raise EngramError(
+                "cli.unknown_command",
+                f"no command {' '.join(command or [])!r}",
+                "run `engram help` for the list of commands",
+            )
+        parent = type(ctx)(sub, info_name=name, parent=parent)
+        group = sub
+    typer.echo(group.get_help(parent))
 
 
 @app.command("version")

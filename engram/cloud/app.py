@@ -26,6 +26,7 @@ ROUTE_GROUPS: list[str] = [
     "engram.cloud.routes.sync",
     "engram.cloud.routes.authority",
     "engram.cloud.routes.admin",
+    "engram.cloud.dashboard.routes",
 ]
 
 log = logging.getLogger("engram.cloud")

@@ -1,0 +1,148 @@
+"""Signing in and out, the dashboard's health, its static assets and the first-admin bootstrap.
+
+Sign-in exchanges a token for the session cookie: a managed token (when managed tokens are
+on) or the legacy ``ENGRAM_CLOUD_ADMIN`` token; the sync token is refused. Every attempt is in
+the auth audit log, without the token. In insecure mode there is nothing to sign in to: the
+login page redirects to the overview.
+"""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+
+from engram.cloud import identity
+from engram.cloud.auth import Principal, authenticate
+from engram.cloud.dashboard.render import SECURITY_HEADERS, STATIC
+from engram.cloud.dashboard.screens import Screen, fresh_session, screen
+from engram.cloud.problems import CloudProblem
+from engram.cloud.store import auth_audit, principals
+
+CONTENT_TYPES = {".css": "text/css", ".js": "text/javascript", ".svg": "image/svg+xml"}
+
+
+@screen("public")
+def login_form(screen: Screen) -> Response:
+    """GET /dashboard/login — the sign-in form (the overview when already signed in)."""
+    if screen.viewer.signed_in:
+        return screen.redirect("/dashboard/")
+    return screen.render("login.html", error="")
+
+
+def _audit_login(screen: Screen, principal: Principal | None, reason: str) -> None:
+    auth_audit.record(
+        screen.conn,
+        event="dashboard.login",
+        allowed=not reason,
+        principal_id=principal.id if principal else None,
+        credential=principal.kind if principal else "none",
+        route="dashboard.login",
+        reason=reason,
+        metadata={"token_id": principal.token_id} if principal and principal.token_id else None,
+    )
+
+
+@screen("public")
+def login(screen: Screen) -> Response:
+    """POST /dashboard/login — check the token, start a session."""
+    if screen.cloud.settings.insecure or screen.viewer.signed_in:
+        return screen.redirect("/dashboard/")
+    token = screen.form.get("token", "").strip()
+    found = authenticate(screen.conn, screen.cloud.settings, f"Bearer {token}") if token else None
+    principal = found if isinstance(found, Principal) else None
+    reason = ""
+    if principal is None:
+        reason = "invalid_token"
+    elif principal.kind not in ("managed", "legacy_admin"):
+        reason, principal = "sync_token_not_for_dashboard", None
+    _audit_login(screen, principal, reason)
+    if principal is None:
+        message = (
+            "the sync token cannot sign in to the dashboard; use your own token"
+            if reason == "sync_token_not_for_dashboard"
+            else "that token is not valid (revoked, disabled or mistyped)"
+        )
+        return screen.render("login.html", status=401, error=message)
+    screen.session = fresh_session(principal.kind, principal.token_id)
+    return screen.redirect("/dashboard/")
+
+
+@screen("public")
+def logout(screen: Screen) -> Response:
+    """POST /dashboard/logout — end the session."""
+    screen.session = {"logout": True}
+    return screen.redirect("/dashboard/login")
+
+
+async def health(request: Request) -> Response:
+    """GET /dashboard/health — the dashboard answers and its assets are present."""
+    ok = (STATIC / "htmx.min.js").is_file() and (STATIC / "dashboard.css").is_file()
+    return JSONResponse(
+        {"status": "ok" if ok else "degraded", "service": "engram-dashboard"},
+        status_code=200 if ok else 503,
+        headers=SECURITY_HEADERS,
+    )
+
+
+async def static(request: Request) -> Response:
+    """GET /dashboard/static/{name} — the app's own CSS and JS (nothing from elsewhere)."""
+    name = request.path_params["name"]
+    path = (STATIC / name).resolve()
+    if path.parent != STATIC.resolve() or not path.is_file() or path.suffix not in CONTENT_TYPES:
+        raise CloudProblem(404, "invalid_request", "not_found", "no such asset")
+    return FileResponse(
+        path,
+        media_type=CONTENT_TYPES[path.suffix],
+        headers={"Cache-Control": "public, max-age=3600", "X-Content-Type-Options": "nosniff"},
+    )
+
+
+@screen("public")
+def bootstrap_form(screen: Screen) -> Response:
+    """GET /dashboard/bootstrap — the first managed admin form (legacy admin session only)."""
+    if not screen.viewer.is_legacy_admin:
+        return screen.render("error.html", status=403, status_code=403, message=_BOOTSTRAP_ONLY)
+    exists = bool(principals.enabled_admins(screen.conn))
+    return screen.render("bootstrap.html", exists=exists, error="")
+
+
+_BOOTSTRAP_ONLY = "bootstrap needs the legacy ENGRAM_CLOUD_ADMIN session"
+
+
+@screen("public")
+def bootstrap(screen: Screen) -> Response:
+    """POST /dashboard/bootstrap — create the first managed admin (refused when one exists)."""
+    if not screen.viewer.is_legacy_admin:
+        return screen.render("error.html", status=403, status_code=403, message=_BOOTSTRAP_ONLY)
+    principals.lock_identity(screen.conn)
+    if principals.enabled_admins(screen.conn):
+        auth_audit.record(
+            screen.conn,
+            event="dashboard.bootstrap",
+            allowed=False,
+            principal_id="legacy-admin",
+            credential="legacy_admin",
+            route="dashboard.bootstrap",
+            reason="admin_exists",
+        )
+        return screen.render("bootstrap.html", status=409, exists=True, error="an admin exists")
+    try:
+        user = identity.create_user(
+            screen.conn,
+            screen.form.get("username", ""),
+            email=screen.form.get("email", ""),
+            display_name=screen.form.get("display_name", ""),
+            role="admin",
+        )
+    except CloudProblem as problem:
+        return screen.render("bootstrap.html", status=400, exists=False, error=problem.message)
+    auth_audit.record(
+        screen.conn,
+        event="dashboard.bootstrap",
+        allowed=True,
+        principal_id="legacy-admin",
+        credential="legacy_admin",
+        route="dashboard.bootstrap",
+        metadata={"created": user["principal_id"]},
+    )
+    return screen.redirect(f"/dashboard/admin/users/{user['principal_id']}")

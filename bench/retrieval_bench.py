@@ -152,20 +152,23 @@ def report(label: str, results: dict[str, dict[str, Tally]]) -> None:
     print(f"\n### {label}\n")
     print(
         "| ranking | kind | R@1 | R@5 | R@10 | MRR | wall p50 / p95 ms | CPU p50 / p95 ms"
-        " | CPU p50 / p95 vs bm25 |"
+        " | CPU p50 / p95 vs bm25 | vs legacy |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
-    base = results["bm25"]["overall"].figures() if "bm25" in results else None
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    bases = [results[b]["overall"].figures() if b in results else None for b in ("bm25", "legacy")]
     for name, tallies in results.items():
         for kind, tally in tallies.items():
             f = tally.figures()
-            ratio = "-"
-            if base and kind == "overall":
-                ratio = f"{f['cpu50'] / base['cpu50']:.2f} / {f['cpu95'] / base['cpu95']:.2f}"
+            ratios = [
+                f"{f['cpu50'] / base['cpu50']:.2f} / {f['cpu95'] / base['cpu95']:.2f}"
+                if base and kind == "overall"
+                else "-"
+                for base in bases
+            ]
             print(
                 f"| {name} | {kind} | {f['r1']:.3f} | {f['r5']:.3f} | {f['r10']:.3f} |"
                 f" {f['mrr']:.3f} | {f['p50']:.2f} / {f['p95']:.2f} |"
-                f" {f['cpu50']:.2f} / {f['cpu95']:.2f} | {ratio} |"
+                f" {f['cpu50']:.2f} / {f['cpu95']:.2f} | {ratios[0]} | {ratios[1]} |"
             )
     sys.stdout.flush()
 

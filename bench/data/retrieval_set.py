@@ -249,9 +249,13 @@ def _old_anchors(journal: _Journal) -> list[tuple[Memory, str]]:
     """Early memories titled with common words; newer routine notes repeat those words."""
     rng = journal.rng
     made = []
+    titles: set[str] = set()
     for project, components in vocab.COMPONENTS.items():
         for component in rng.sample(components, 10):
             first, second, third = rng.choice(vocab.COMMON_TITLES)
+            while f"{first} {second} {third} {component.name}" in titles:  # one answer each
+                first, second, third = rng.choice(vocab.COMMON_TITLES)
+            titles.add(f"{first} {second} {third} {component.name}")
             ident = journal.identifier(component.name)
             memory = journal.add(
                 rng.uniform(0, 40),

@@ -8,17 +8,21 @@ most a fixed number of rowids per word instead, and still finds:
 - **rows whose title holds every word**, however old (``TITLE_WINDOW`` newest of them, from
   the title-only index): a window of newest matches can no longer hide an exact title match
   behind a thousand newer notes that merely mention the same common words;
-- **rows holding some of the words** (best match): each word's ``POSTINGS`` newest matches.
-  A word with fewer matches than that (every distinctive word) is complete, so a row holding
-  only the distinctive half of a query is always a candidate; words with more matches (common
-  words) only mark presence, and supply candidates only when no word is distinctive.
+- **rows holding every content word** (``STOP_WORDS`` left out), in the text and the title:
+  a question's "where", "how", "did" are in no memory;
+- **rows holding some of the words** (best match): each word's ``POSTINGS`` newest matches
+  under the filters. A word with fewer (a distinctive word) is read in full, title matches
+  too, so a row holding only the distinctive half of a query is always a candidate; a common
+  word marks presence in its newest rows and its title matches in the every-word range.
 
 Each candidate scores, per word it holds, ``idf * (1 + TITLE_BOOST if the word is in its
 title)``; IDF is BM25's, from the word's document frequency (exact under ``IDF_PROBE``
-matches, otherwise estimated from the rowid span of its newest ones). Then a gentle recency
-prior (newer rows up to ``RECENCY`` more) breaks near-ties toward the latest revision.
+matches, otherwise estimated from the rowid span of its newest ones). Ties go to the newest.
 In ``all`` mode rows known to hold every word come first; the rest (best partial matches)
-fill the list only when those are too few.
+fill the list only when those are too few. Rows superseded by a judged verdict from a live
+memory score ``SUPERSEDED`` of their score. Every constant was chosen on the labelled
+retrieval benchmark (bench/retrieval_bench.py, docs/search.md); a recency prior was measured
+there and removed (it cost old-but-relevant answers their first place and won nothing).
 """
 
 from __future__ import annotations
@@ -36,8 +40,65 @@ TITLE_POSTINGS = 200
 IDF_PROBE = 256
 MAX_SCORED_TERMS = 16
 TITLE_BOOST = 4.0
-RECENCY = 0.05
 SUPERSEDED = 0.5
+
+# Function words of questions; left out of the content-word match only (they still score).
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "our",
+        "should",
+        "so",
+        "that",
+        "the",
+        "their",
+        "there",
+        "these",
+        "this",
+        "those",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    ]
+)
 
 TEXT_TABLE = "observations_fts"
 TITLE_TABLE = "observation_titles"
@@ -110,9 +171,11 @@ def rank(
     every_words = query.as_mode("all").expression
     window = _newest(conn, TEXT_TABLE, every_words, WINDOW)
     floor = window[-1] if window else total + 1
-    terms = [_term(conn, t, query.keys, total, floor) for t in query.terms[:MAX_SCORED_TERMS]]
+    scored = query.terms[:MAX_SCORED_TERMS]
+    terms = [_term(conn, t, query.keys, total, floor) for t in scored]
     titled = set(_newest(conn, TITLE_TABLE, every_words, TITLE_WINDOW))
     every = titled.union(window)
+    _add_content_word_matches(conn, query, scored, terms)
     scores = _scores(terms, every, titled)
     if not scores:  # only common words, never together: the newest rows holding any
         scores = dict.fromkeys(
@@ -120,12 +183,26 @@ def rank(
         )
     held = _held(terms, every)
     ranked = [
-        Ranked(
-            rowid, score * (1.0 + RECENCY * rowid / total), held.get(rowid, 0) >= len(query.terms)
-        )
+        Ranked(rowid, score, held.get(rowid, 0) >= len(query.terms))
         for rowid, score in scores.items()
     ]
     return _demote_superseded(conn, _order(ranked, query.mode), query.mode, limit)
+
+
+def _add_content_word_matches(
+    conn: sqlite3.Connection, query: MatchQuery, scored: tuple[str, ...], terms: list[_Term]
+) -> None:
+    """Questions carry words no memory holds ("where", "did"): rows holding every *content*
+    word (stop words left out) are candidates too, in the text and in the title."""
+    content = [i for i, word in enumerate(scored) if word.lower() not in STOP_WORDS]
+    if not content or len(content) == len(query.terms):
+        return
+    words = MatchQuery(tuple(scored[i] for i in content), "all", query.keys).expression
+    rows = set(_newest(conn, TEXT_TABLE, words, WINDOW))
+    titles = set(_newest(conn, TITLE_TABLE, words, TITLE_WINDOW))
+    for i in content:
+        terms[i].rows |= rows
+        terms[i].titles |= titles
 
 
 def _scores(terms: list[_Term], every: set[int], titled: set[int]) -> dict[int, float]:

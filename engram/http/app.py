@@ -55,13 +55,16 @@ def group_routes(groups: list[str] | None = None) -> list[BaseRoute]:
 def build_app(
     store: Store,
     *,
+    reader: Store | None = None,
     mcp: bool = True,
     extra_hosts: frozenset[str] = frozenset(),
 ) -> Starlette:
     """The app serving ``store``.
 
     Args:
-        store: the open local store every route uses.
+        store: the open local store; writes and slow reads use it from worker threads.
+        reader: a second connection to the same database for quick reads run on the event
+            loop (default: ``store`` itself).
         mcp: also serve MCP over streamable HTTP at ``/mcp``.
         extra_hosts: host names accepted besides loopback (a non-loopback bind address).
     """
@@ -92,6 +95,7 @@ def build_app(
         lifespan=lifespan,
     )
     app.state.store = store
+    app.state.reader = reader or store
     return app
 
 

@@ -130,6 +130,7 @@ def endpoint(
     limit: int = DEFAULT_BODY_LIMIT,
     token: guard.TokenRule = "none",
     parse: bool = True,
+    inline: bool = False,
 ) -> Callable[[Route], Handler]:
     """Wrap a route function into a Starlette endpoint.
 
@@ -138,6 +139,9 @@ def endpoint(
         limit: the body size limit in bytes (413 above it).
         token: ``none``, ``when_set`` (guarded when ENGRAM_HTTP_TOKEN is set) or ``required``.
         parse: parse the body as JSON (else ``call.body`` is the raw text).
+        inline: a quick read-only route: run it on the event loop with the app's own reader
+            connection (WAL readers never wait for a writer) instead of handing it to a worker
+            thread — the hand-off costs more than a search on a busy machine.
     """
 
     def wrap(route: Route) -> Handler:
@@ -145,8 +149,11 @@ def endpoint(
             try:
                 guard.check_token(request, token)
                 payload = await _read_body(request, limit, parse) if body else None
-                call = Call(request, request.app.state.store, payload)
-                result = await anyio.to_thread.run_sync(route, call)
+                if inline:
+                    result = route(Call(request, request.app.state.reader, payload))
+                else:
+                    call = Call(request, request.app.state.store, payload)
+                    result = await anyio.to_thread.run_sync(route, call)
             except HttpProblem as problem:
                 return JSONResponse(problem.body, status_code=problem.status)
             except EngramError as exc:

@@ -111,6 +111,9 @@ def bind(address: ListenAddress) -> socket.socket:
     family = socket.AF_INET6 if ":" in address.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Accepted connections inherit it: without it a small JSON answer can wait ~40 ms for a
+    # delayed ACK (Nagle) before the client sees its last bytes.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         sock.bind((address.host, address.port))
     except OSError:
@@ -212,7 +215,10 @@ def run(store: Store, address: ListenAddress, *, extra_hosts: frozenset[str]) ->
             f"cannot listen on {address.describe()}: {exc.strerror or exc}",
             "stop the other program, or pick another port: engram serve <port>",
         ) from exc
-    app = build_app(store, extra_hosts=extra_hosts)
+    from engram.store.db import Store
+
+    reader = Store(store.path)
+    app = build_app(store, reader=reader, extra_hosts=extra_hosts)
     config = uvicorn.Config(
         app, log_level="warning", access_log=False, server_header=False, lifespan="on"
     )
@@ -225,6 +231,7 @@ def run(store: Store, address: ListenAddress, *, extra_hosts: frozenset[str]) ->
     except SystemExit:
         pass
     finally:
+        reader.close()
         sock.close()
         if address.socket_path is not None:
             with contextlib.suppress(OSError):

@@ -142,7 +142,7 @@ def start_server(
     if socket_path is None and not args:
         port = free_port()
         args = (str(port),)
-    elif not port and args[0].isdigit():
+    elif not port and args and args[0].isdigit():
         port = int(args[0])
     process = subprocess.Popen(
         [str(ENGRAM), "serve", *args],

@@ -22,7 +22,7 @@ def _lenient_int(call: Call, name: str) -> int:
         return 0
 
 
-@endpoint()
+@endpoint(inline=True)
 def context(call: Call) -> Any:
     """GET /context — Markdown context; invalid values fall back to their defaults."""
     project = read_scope(call)
@@ -41,7 +41,7 @@ def context(call: Call) -> Any:
     return {"context": result.text, **result.to_dict()}
 
 
-@endpoint()
+@endpoint(inline=True)
 def compaction(call: Call) -> Any:
     """GET /context/compaction?session_id=X — context for one persisted session."""
     return compaction_context(call.store, call.query("session_id")).to_dict()

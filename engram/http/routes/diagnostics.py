@@ -25,7 +25,7 @@ def _scope_or_500(call: Call) -> str | None:
         raise
 
 
-@endpoint()
+@endpoint(inline=True)
 def stats(call: Call) -> Any:
     """GET /stats — counts for the current project (``project=`` / ``all_projects=true``)."""
     project = _scope_or_500(call)

@@ -11,7 +11,7 @@ from engram.http.exchange import Call, endpoint, reply
 from engram.memory.health import check_health
 
 
-@endpoint()
+@endpoint(inline=True)
 def health(call: Call) -> Any:
     """200 ``{status, service, version, instance_id}``, or 500 when the store fails."""
     try:

@@ -44,7 +44,7 @@ def add(call: Call) -> Any:
     return reply({**result.to_dict(), "status": "saved"}, 201)
 
 
-@endpoint()
+@endpoint(inline=True)
 def recent(call: Call) -> Any:
     """GET /observations/recent (and GET /observations) — newest first, ``[]`` when none."""
     sort = call.query("sort")
@@ -61,7 +61,7 @@ def recent(call: Call) -> Any:
     return [o.to_dict() for o in found]
 
 
-@endpoint()
+@endpoint(inline=True)
 def get(call: Call) -> Any:
     """GET /observations/{id} — one live observation (404 when unknown or deleted)."""
     return observation.get_observation(call.store, call.path_id()).to_dict()

@@ -25,7 +25,7 @@ def add(call: Call) -> Any:
     return reply({**result.to_dict(), "status": "saved"}, 201)
 
 
-@endpoint()
+@endpoint(inline=True)
 def recent(call: Call) -> Any:
     """GET /prompts/recent — newest first (``[]`` when none)."""
     project = read_scope(call)
@@ -33,7 +33,7 @@ def recent(call: Call) -> Any:
     return [p.to_dict() for p in found]
 
 
-@endpoint()
+@endpoint(inline=True)
 def search(call: Call) -> Any:
     """GET /prompts/search?q=… — matching prompts (``[]`` when none)."""
     project = read_scope(call)

@@ -12,7 +12,7 @@ from engram.http.selection import read_scope
 from engram.memory import review
 
 
-@endpoint()
+@endpoint(inline=True)
 def due(call: Call) -> Any:
     """GET /review — observations due for local review (``[]`` when none)."""
     project = read_scope(call)

@@ -18,7 +18,7 @@ def _project_filter(call: Call) -> str | None:
     return normalize_project_name(raw).name if raw is not None and raw.strip() else None
 
 
-@endpoint()
+@endpoint(inline=True)
 def search(call: Call) -> Any:
     """GET /search?q=… — best matches first; ``[]`` when nothing matches."""
     hits = memory_search.search(
@@ -33,7 +33,7 @@ def search(call: Call) -> Any:
     return [hit.to_dict() for hit in hits]
 
 
-@endpoint()
+@endpoint(inline=True)
 def timeline(call: Call) -> Any:
     """GET /timeline?observation_id=N&before=5&after=5 — neighbours in the same session."""
     obs_id = call.query_int("observation_id")

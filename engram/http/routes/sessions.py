@@ -40,7 +40,7 @@ def end(call: Call) -> Any:
     return {"id": result.session.id, "status": "ended", "session": result.session.to_dict()}
 
 
-@endpoint()
+@endpoint(inline=True)
 def recent(call: Call) -> Any:
     """GET /sessions/recent — newest sessions first (``[]`` when there are none)."""
     project = read_scope(call)
@@ -51,7 +51,7 @@ def recent(call: Call) -> Any:
     return [s.to_dict() for s in found]
 
 
-@endpoint()
+@endpoint(inline=True)
 def get(call: Call) -> Any:
     """GET /sessions/{id} — one session (404 when unknown)."""
     session_id = call.path_text("id")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import httpx2 as httpx
+import psycopg
 import pytest
 
 from tests.cloud.conftest import StartServer
@@ -168,3 +169,37 @@ def test_static_assets_are_served_and_nothing_else(world: World) -> None:
     assert client.get("/dashboard/static/..%2F..%2Fsettings.py").status_code == 404
     assert client.get("/dashboard/static/VENDORED.md").status_code == 404
     assert client.get("/dashboard/health").json()["status"] == "ok"
+
+
+def test_legacy_admin_bootstraps_the_first_admin_once(
+    start_server: StartServer, database_url: str
+) -> None:
+    from tests.cloud.conftest import ADMIN_TOKEN, server_env
+
+    server = start_server(server_env(database_url))
+    client = httpx.Client(base_url=server.url, timeout=30, follow_redirects=False)
+    csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/dashboard/login").text).group(1)  # type: ignore[union-attr]
+    assert (
+        client.post("/dashboard/login", data={"token": ADMIN_TOKEN, "csrf": csrf}).status_code
+        == 303
+    )
+    form = client.get("/dashboard/bootstrap")
+    assert form.status_code == 200 and 'name="username"' in form.text
+    csrf = re.search(r'name="csrf" value="([^"]+)"', form.text).group(1)  # type: ignore[union-attr]
+    bad = client.post("/dashboard/bootstrap", data={"csrf": csrf, "username": "no spaces"})
+    assert bad.status_code == 400
+    made = client.post("/dashboard/bootstrap", data={"csrf": csrf, "username": "root"})
+    assert made.status_code == 303
+    assert made.headers["location"].startswith("/dashboard/admin/users/usr_")
+    again = client.post("/dashboard/bootstrap", data={"csrf": csrf, "username": "root2"})
+    assert again.status_code == 409
+    with psycopg.connect(database_url) as conn:
+        outcomes = conn.execute(
+            "SELECT outcome, reason FROM cloud_auth_audit_log"
+            " WHERE event = 'dashboard.bootstrap' ORDER BY id"
+        ).fetchall()
+        admins = conn.execute(
+            "SELECT count(*) FROM cloud_principals WHERE role = 'admin'"
+        ).fetchone()
+    assert outcomes == [("allowed", ""), ("denied", "admin_exists")]
+    assert admins == (1,)

@@ -51,7 +51,9 @@ class Machine:
 
     def env(self) -> dict[str, str]:
         env = self.sandbox.env(
-            PATH=os.pathsep.join([str(self.bin), str(NPM_BIN), "/usr/local/bin", "/usr/bin", "/bin"]),
+            PATH=os.pathsep.join(
+                [str(self.bin), str(NPM_BIN), "/usr/local/bin", "/usr/bin", "/bin"]
+            ),
             UV_CACHE_DIR=str(CACHE / "uv"),
             UV_TOOL_DIR=str(self.sandbox.home / ".local/share/uv/tools"),
             UV_TOOL_BIN_DIR=str(self.bin),
@@ -132,7 +134,9 @@ def test_readme_install_link_next_step_connected(machine: Machine, host: str) ->
     assert version.returncode == 0 and version.stdout.startswith("engram "), version.stderr
     linked = machine.run("engram", "link", host)
     assert linked.returncode == 0, linked.stdout + linked.stderr
-    (step,) = [line.strip() for line in linked.stdout.splitlines() if line.strip().startswith("next:")]
+    (step,) = [
+        line.strip() for line in linked.stdout.splitlines() if line.strip().startswith("next:")
+    ]
     assert NEXT_STEP[host] in step, linked.stdout
     follow_next_step(machine, host)
     listed = machine.run(str(NPM_BIN / host), "mcp", "list")

@@ -116,15 +116,7 @@ def bootstrap(screen: Screen) -> Response:
         return screen.render("error.html", status=403, status_code=403, message=_BOOTSTRAP_ONLY)
     principals.lock_identity(screen.conn)
     if principals.enabled_admins(screen.conn):
-        auth_audit.record(
-            screen.conn,
-            event="dashboard.bootstrap",
-            allowed=False,
-            principal_id="legacy-admin",
-            credential="legacy_admin",
-            route="dashboard.bootstrap",
-            reason="admin_exists",
-        )
+        _audit_bootstrap(screen, reason="admin_exists")
         return screen.render("bootstrap.html", status=409, exists=True, error="an admin exists")
     try:
         user = identity.create_user(
@@ -136,13 +128,18 @@ def bootstrap(screen: Screen) -> Response:
         )
     except CloudProblem as problem:
         return screen.render("bootstrap.html", status=400, exists=False, error=problem.message)
+    _audit_bootstrap(screen, created=user["principal_id"])
+    return screen.redirect(f"/dashboard/admin/users/{user['principal_id']}")
+
+
+def _audit_bootstrap(screen: Screen, *, reason: str = "", created: str = "") -> None:
     auth_audit.record(
         screen.conn,
         event="dashboard.bootstrap",
-        allowed=True,
+        allowed=not reason,
         principal_id="legacy-admin",
         credential="legacy_admin",
         route="dashboard.bootstrap",
-        metadata={"created": user["principal_id"]},
+        reason=reason,
+        metadata={"created": created} if created else None,
     )
-    return screen.redirect(f"/dashboard/admin/users/{user['principal_id']}")

@@ -1,0 +1,102 @@
+"""Where each compared server keeps its data, and how the search bench fills it.
+
+Each server gets a scratch folder (its own HOME too, so nothing touches the user's). Search
+stores are seeded in each server's own storage format: Engram through its save operation,
+the Node server as its JSONL graph file, basic-memory as Markdown notes it indexes itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import corpus
+
+PROJECT = "peers"
+
+
+def _base_env(folder: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ENGRAM_", "BASIC_MEMORY"))}
+    home = folder / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    env["HOME"] = str(home)
+    return env
+
+
+def engram_env(folder: Path) -> dict[str, str]:
+    """Engram's data dir and project inside ``folder``."""
+    return {
+        **_base_env(folder),
+        "ENGRAM_DATA_DIR": str(folder / "engram"),
+        "ENGRAM_PROJECT": PROJECT,
+    }
+
+
+def seed_engram(folder: Path, items: list[corpus.SyntheticObservation]) -> None:
+    """Every item saved through Engram's save operation (no conflict surfacing: bulk data)."""
+    from engram.memory.save import save_observation
+    from engram.store.db import Store
+
+    with Store.open(folder / "engram") as store:
+        for i, item in enumerate(items):
+            save_observation(
+                store,
+                title=f"{item.title} {i}",
+                content=item.content,
+                project=PROJECT,
+                type=item.type,
+                surface_conflicts=False,
+            )
+
+
+def node_env(folder: Path) -> dict[str, str]:
+    """The Node server's JSONL graph file inside ``folder``."""
+    return {**_base_env(folder), "MEMORY_FILE_PATH": str(folder / "memory.jsonl")}
+
+
+def seed_node(folder: Path, items: list[corpus.SyntheticObservation]) -> None:
+    """One entity per item, written as the server's own JSONL lines."""
+    lines = [
+        json.dumps(
+            {
+                "type": "entity",
+                "name": f"{item.title} {i}",
+                "entityType": item.type,
+                "observations": [item.content],
+            }
+        )
+        for i, item in enumerate(items)
+    ]
+    (folder / "memory.jsonl").write_text("\n".join(lines), encoding="utf-8")
+
+
+def basic_env(folder: Path) -> dict[str, str]:
+    """basic-memory's home (config, index) and notes folder inside ``folder``."""
+    return {
+        **_base_env(folder),
+        "BASIC_MEMORY_HOME": str(folder / "notes"),
+        "BASIC_MEMORY_CONFIG_DIR": str(folder / "home" / ".basic-memory"),
+    }
+
+
+def seed_basic(folder: Path, items: list[corpus.SyntheticObservation]) -> None:
+    """One Markdown note per item, then basic-memory's own indexing of the folder."""
+    notes = folder / "notes" / "notes"
+    notes.mkdir(parents=True, exist_ok=True)
+    for i, item in enumerate(items):
+        title = f"{item.title} {i}"
+        slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+        body = f"---\ntitle: {title}\ntype: note\npermalink: notes/{slug}\n---\n\n{item.content}\n"
+        (notes / f"{slug}.md").write_text(body, encoding="utf-8")
+    binary = Path(__file__).resolve().parent / ".cache" / "peers" / "basic-memory" / "bin"
+    subprocess.run(
+        [str(binary / "basic-memory"), "reindex"],
+        env=basic_env(folder),
+        cwd=folder,
+        check=True,
+        capture_output=True,
+        timeout=3600,
+    )

@@ -1,0 +1,103 @@
+"""The servers ``bench/peers_bench.py`` compares, installed into scratch places of their own.
+
+- ``engram-mcp``: this checkout (the interpreter running the bench).
+- ``engram-mcp v0.1.0``: the tagged release, installed from this repository's git history into
+  a scratch venv (``git archive``). A clone without tags (CI clones often have none) falls back
+  to the tag's commit id; a shallow clone without that commit skips it, saying so.
+- ``@modelcontextprotocol/server-memory`` (npm): pinned in scripts/install-host-clis.
+- ``basic-memory`` (PyPI): pinned below, installed into a scratch venv of a Python >= 3.12.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CACHE = Path(__file__).resolve().parent / ".cache" / "peers"
+OLD_TAG = "v0.1.0"
+OLD_COMMIT = "52257f5"  # what v0.1.0 points at, for clones that carry no tags
+BASIC_MEMORY = "basic-memory==0.24.1"
+NPM_PREFIX = Path(os.environ.get("ENGRAM_TEST_CACHE", Path.home() / ".cache" / "engram-test"))
+
+
+def say(text: str) -> None:
+    """Progress goes to stderr; stdout carries the report."""
+    print(text, file=sys.stderr, flush=True)
+
+
+def current_engram() -> list[str]:
+    """This checkout's ``engram-mcp``."""
+    return [str(Path(sys.executable).with_name("engram-mcp"))]
+
+
+def _git(*args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, check=False)
+
+
+def old_engram_ref() -> str | None:
+    """The tag if this clone has it, else the commit it names, else None."""
+    for ref in (OLD_TAG, OLD_COMMIT):
+        if _git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").returncode == 0:
+            return ref
+    return None
+
+
+def old_engram() -> list[str] | None:
+    """``engram-mcp`` of v0.1.0 from a scratch venv (installed on first use), or None."""
+    venv = CACHE / "engram-v0.1.0"
+    binary = venv / "bin" / "engram-mcp"
+    if binary.exists():
+        return [str(binary)]
+    ref = old_engram_ref()
+    if ref is None:
+        say(
+            f"peers: neither tag {OLD_TAG} nor commit {OLD_COMMIT} is in this clone "
+            "(a shallow CI clone?): run `git fetch --tags` to compare with v0.1.0; skipping it"
+        )
+        return None
+    say(f"peers: installing engram {ref} into {venv} ...")
+    source = CACHE / "engram-v0.1.0-src"
+    shutil.rmtree(source, ignore_errors=True)
+    source.mkdir(parents=True)
+    archive = _git("archive", "--format=tar", ref)
+    subprocess.run(["tar", "-x", "-C", str(source)], input=archive.stdout, check=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", str(source)], check=True)
+    return [str(binary)]
+
+
+def node_memory() -> list[str] | None:
+    """The reference Node memory server, or None (with a hint) when it is not installed."""
+    binary = NPM_PREFIX / "npm" / "node_modules" / ".bin" / "mcp-server-memory"
+    if binary.exists():
+        return [str(binary)]
+    say("peers: @modelcontextprotocol/server-memory is missing: run scripts/install-host-clis")
+    return None
+
+
+def _python_312() -> str | None:
+    for name in ("python3.13", "python3.12"):
+        found = shutil.which(name)
+        if found and subprocess.run([found, "-c", "pass"], check=False).returncode == 0:
+            return found
+    return None
+
+
+def basic_memory() -> list[str] | None:
+    """``basic-memory mcp`` from a scratch venv (installed on first use), or None."""
+    venv = CACHE / "basic-memory"
+    binary = venv / "bin" / "basic-memory"
+    if binary.exists():
+        return [str(binary), "mcp"]
+    python = _python_312()
+    if python is None:
+        say("peers: basic-memory needs Python >= 3.12 (python3.12 / python3.13 on PATH); skipping")
+        return None
+    say(f"peers: installing {BASIC_MEMORY} into {venv} ...")
+    subprocess.run([python, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", BASIC_MEMORY], check=True)
+    return [str(binary), "mcp"]

@@ -13,7 +13,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print stable JSON.")]
 
 projects_app = typer.Typer(
     name="projects",
-    help="List projects and merge spelling variants of one project.",
+    help="List projects, merge spelling variants, rescue unowned legacy rows.",
     no_args_is_help=True,
 )
 
@@ -91,6 +91,44 @@ def merge_command(
         f"{verb} {total.observations} observations, {total.sessions} sessions,"
         f" {total.prompts} prompts from {source!r} to {report.target!r}"
     )
+
+
+@projects_app.command("rescue-ownership")
+def rescue_command(
+    project: Annotated[str, typer.Option("--project", help="The project to give the rows.")],
+    session: Annotated[
+        list[str] | None, typer.Option("--session", help="A session id (repeatable).")
+    ] = None,
+    observation: Annotated[
+        list[int] | None, typer.Option("--observation", help="An observation id (repeatable).")
+    ] = None,
+    prompt: Annotated[
+        list[int] | None, typer.Option("--prompt", help="A prompt id (repeatable).")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Give selected legacy rows that carry no project an owner (no server token needed)."""
+    from engram.cli.selection import open_store
+    from engram.memory.rescue import rescue_ownership
+
+    with open_store() as store:
+        report = rescue_ownership(
+            store,
+            project,
+            session_ids=session or [],
+            observation_ids=observation or [],
+            prompt_ids=prompt or [],
+        )
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    typer.echo(
+        f"moved {report.rescued_sessions} sessions, {report.rescued_observations} observations,"
+        f" {report.rescued_prompts} prompts to {report.target_project!r}"
+    )
+    for item in report.blocked:
+        owner = f" (owned by {item.owned_by!r})" if item.owned_by else ""
+        typer.echo(f"left {item.kind} {item.id}: {item.reason}{owner}")
 
 
 def register(app: typer.Typer) -> None:

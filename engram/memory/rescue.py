@@ -5,6 +5,9 @@ move. Rows owned by any project are never reassigned. An unowned session that al
 record of another project stays where it is, and an unowned record whose session belongs to
 another project stays too, so nothing is moved out from under anything. Every selected item that
 is left behind is named in ``blocked`` with its reason. A blank project counts as no owner.
+
+A rescued row's new owner reaches the sync journal through the store's journal triggers, in
+the same transaction; a row left blank-owned never gets a mutation.
 """
 
 from __future__ import annotations
@@ -46,6 +49,11 @@ class RescueReport:
     blocked: list[Blocked] = field(default_factory=list)
 
     @property
+    def rescued(self) -> int:
+        """How many rows got the target project."""
+        return self.rescued_sessions + self.rescued_observations + self.rescued_prompts
+
+    @property
     def complete(self) -> bool:
         """Everything selected now belongs to the target project."""
         return not self.blocked
@@ -62,9 +70,10 @@ class RescueReport:
             "rescued_prompts": self.rescued_prompts,
             "conflicting_records": sum(1 for b in self.blocked if b.reason != MISSING),
             "skipped_records": self.skipped_records,
-            # No local sync journal exists yet: nothing is queued for replication.
-            "journaled_local": False,
-            "reconciliation_status": "not_journaled",
+            # The sync journal records every change of a row's project in the same transaction
+            # (store triggers): a rescued row always has a pending local mutation.
+            "journaled_local": self.rescued > 0,
+            "reconciliation_status": "pending" if self.rescued > 0 else "nothing_to_reconcile",
         }
 
 

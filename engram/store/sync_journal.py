@@ -197,6 +197,17 @@ def set_applied_version(
     )
 
 
+def set_applied_versions(
+    conn: sqlite3.Connection, versions: Sequence[tuple[str, str, int, str]]
+) -> None:
+    """:func:`set_applied_version` for many ``(entity, key, clock, origin)`` at once."""
+    conn.executemany(
+        "INSERT OR REPLACE INTO sync_versions (entity, entity_key, clock, origin)"
+        " VALUES (?, ?, ?, ?)",
+        versions,
+    )
+
+
 def tombstoned(conn: sqlite3.Connection, entity: str, entity_key: str) -> bool:
     """Whether an entity was hard-deleted (here or on a replica we imported)."""
     row = conn.execute(

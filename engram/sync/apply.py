@@ -57,6 +57,8 @@ class Applier:
     max_clock: int = 0
     _exists: dict[str, set[str]] = field(default_factory=dict)
     _tombs: dict[str, set[str]] = field(default_factory=dict)
+    _checked: dict[str, set[str]] = field(default_factory=dict)
+    _won: dict[tuple[str, str], tuple[int, str]] = field(default_factory=dict)
 
     def prefetch(self, mutations: Iterable[Mutation]) -> None:
         """Load, in a few batched queries, which keys (and parents) exist or are tombstoned."""
@@ -70,13 +72,18 @@ class Applier:
             if m.entity == "relation":
                 wanted["observation"].update((m.payload["source_id"], m.payload["target_id"]))
         for entity, keys in wanted.items():
+            self._checked[entity] = keys
             self._exists[entity] = sync_rows.existing_keys(self.conn, entity, keys)
             self._tombs[entity] = sync_journal.tombstoned_keys(self.conn, entity, keys)
 
+    def _prefetched(self, entity: str, key: str) -> bool:
+        return key in self._checked.get(entity, ())
+
     def _has(self, entity: str, key: str) -> bool:
-        known = self._exists.get(entity)
-        if known is not None and key in known:
+        if key in self._exists.get(entity, ()):
             return True
+        if self._prefetched(entity, key):
+            return False
         if entity == "session":
             return sync_rows.session_exists(self.conn, key)
         if entity == "observation":
@@ -84,9 +91,10 @@ class Applier:
         return sync_rows.current(self.conn, entity, key) is not None
 
     def _dead(self, entity: str, key: str) -> bool:
-        known = self._tombs.get(entity)
-        if known is not None and key in known:
+        if key in self._tombs.get(entity, ()):
             return True
+        if self._prefetched(entity, key):
+            return False
         return sync_journal.tombstoned(self.conn, entity, key)
 
     def apply(self, m: Mutation) -> Outcome:
@@ -106,7 +114,7 @@ class Applier:
         if not self._has(m.entity, m.key):
             sync_rows.insert(self.conn, m.entity, payload)
             self._exists.setdefault(m.entity, set()).add(m.key)
-            sync_journal.set_applied_version(self.conn, m.entity, m.key, m.seq, m.origin)
+            self._won[(m.entity, m.key)] = m.version
             return "applied"
         return self._merge(m, payload)
 
@@ -143,7 +151,9 @@ class Applier:
 
     def _current_version(self, entity: str, key: str) -> tuple[int, str]:
         local = sync_journal.latest_for(self.conn, entity, key, upto=self.journal_floor)
-        remote = sync_journal.applied_version(self.conn, entity, key)
+        remote = self._won.get((entity, key)) or sync_journal.applied_version(
+            self.conn, entity, key
+        )
         candidates = [v for v in (remote, (local.seq, self.me) if local else None) if v]
         return max(candidates, default=_NO_VERSION)
 
@@ -172,9 +182,19 @@ class Applier:
         if winner != current:
             sync_rows.overwrite(self.conn, m.entity, winner)
         if m.version > version:
-            sync_journal.set_applied_version(self.conn, m.entity, m.key, m.seq, m.origin)
+            self._won[(m.entity, m.key)] = m.version
             return "applied"
         return "stale"
+
+    def finish(self) -> None:
+        """Record the winning remote versions (batched) and drop the journal rows applying
+        wrote; move the Lamport clock past every clock seen."""
+        sync_journal.set_applied_versions(
+            self.conn, [(e, k, clock, origin) for (e, k), (clock, origin) in self._won.items()]
+        )
+        self._won.clear()
+        sync_journal.discard_after(self.conn, self.journal_floor)
+        sync_journal.raise_clock(self.conn, max(self.max_clock, self.journal_floor))
 
 
 def _earliest(first: object, second: object) -> object:

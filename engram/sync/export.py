@@ -53,27 +53,28 @@ def to_mutation(origin: str, row: JournalRow) -> Mutation:
     return Mutation(origin, row.seq, row.entity, row.entity_key, row.op, row.project, payload)
 
 
-def pending_rows(conn: Any, project: str | None, target_key: str) -> list[JournalRow]:
-    """The journal rows a sync of ``project`` (None: all) would export, parents first."""
+def pending_mutations(conn: Any, origin: str, project: str | None) -> list[Mutation]:
+    """What a sync of ``project`` (None: all) would export to git, parents first."""
     scope = project if project is not None else ALL_PROJECTS
     rows = sync_journal.pending(
-        conn, after_seq=sync_journal.cursor(conn, target_key, scope), project=project
+        conn, after_seq=sync_journal.cursor(conn, GIT_TARGET, scope), project=project
     )
-    if project is None or not rows:
-        return rows
-    return _session_parents(conn, rows) + rows
+    mutations = [to_mutation(origin, row) for row in rows]
+    if project is None or not mutations:
+        return mutations
+    parents = [to_mutation(origin, row) for row in _session_parents(conn, mutations)]
+    return parents + mutations
 
 
-def _session_parents(conn: Any, rows: Sequence[JournalRow]) -> list[JournalRow]:
-    """The latest version of sessions that children in ``rows`` need but ``rows`` lacks."""
-    present = {r.entity_key for r in rows if r.entity == "session"}
+def _session_parents(conn: Any, mutations: Sequence[Mutation]) -> list[JournalRow]:
+    """The latest version of sessions that children in ``mutations`` need but lack."""
+    present = {m.key for m in mutations if m.entity == "session"}
     needed: list[str] = []
-    for row in rows:
-        if row.entity in ("observation", "prompt") and row.op == "upsert":
-            session_id = json.loads(row.payload).get("session_id")
-            if session_id and session_id not in present:
-                present.add(session_id)
-                needed.append(session_id)
+    for m in mutations:
+        session_id = m.payload.get("session_id") if m.op == "upsert" else None
+        if m.entity in ("observation", "prompt") and session_id and session_id not in present:
+            present.add(session_id)
+            needed.append(session_id)
     parents = [sync_journal.latest_for(conn, "session", key) for key in needed]
     return [p for p in parents if p is not None and p.op == "upsert"]
 
@@ -86,18 +87,18 @@ def export_chunk(store: Store, folder: SyncFolder, *, project: str | None) -> Ex
     """
     now = stamp()
     with store.write() as conn:
-        rows = pending_rows(conn, project, GIT_TARGET)
-        if not rows:
+        origin = sync_journal.device_id(conn)
+        mutations = pending_mutations(conn, origin, project)
+        if not mutations:
             sync_journal.record_sync(conn, GIT_TARGET, now=now)
             return ExportReport(None, 0, (), None)
-        origin = sync_journal.device_id(conn)
-        lines = [to_mutation(origin, row).to_json() for row in rows]
+        lines = [m.to_json() for m in mutations]
         chunk = encode_chunk(origin, now, lines)
-        projects = tuple(sorted({row.project for row in rows}))
+        projects = tuple(sorted({m.project for m in mutations}))
         path = folder.write_chunk(chunk, _entry(chunk, origin, now, projects))
         sync_journal.mark_chunk(conn, GIT_TARGET, chunk.id, now)
         scope = project if project is not None else ALL_PROJECTS
-        sync_journal.set_cursor(conn, GIT_TARGET, scope, max(r.seq for r in rows), now)
+        sync_journal.set_cursor(conn, GIT_TARGET, scope, max(m.seq for m in mutations), now)
         sync_journal.record_sync(conn, GIT_TARGET, now=now)
     return ExportReport(chunk.id, len(lines), projects, str(path))
 

@@ -115,13 +115,7 @@ def apply_mutations(
         except MissingParent as missing:
             _defer(conn, mutation, str(missing), now, target_key)
             counts.add("deferred")
-    _settle(conn, applier)
-
-
-def _settle(conn: Any, applier: Applier) -> None:
-    """Drop the journal rows applying wrote, and move the Lamport clock past what we saw."""
-    sync_journal.discard_after(conn, applier.journal_floor)
-    sync_journal.raise_clock(conn, max(applier.max_clock, applier.journal_floor))
+    applier.finish()
 
 
 def _defer(conn: Any, mutation: Mutation, error: str, now: str, target_key: str) -> None:
@@ -163,5 +157,5 @@ def retry_deferred(store: Store, report: ImportReport | None = None) -> ImportRe
                 continue
             sync_deferred.mark_applied(conn, row.id, now)
             report.recovered += 1
-        _settle(conn, applier)
+        applier.finish()
     return report

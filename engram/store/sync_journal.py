@@ -56,6 +56,16 @@ def count_pending(conn: sqlite3.Connection, *, after_seq: int, project: str | No
     return int(conn.execute(sql, params).fetchone()[0])
 
 
+def referenced_sessions(conn: sqlite3.Connection, *, after_seq: int, project: str) -> set[str]:
+    """Sessions that pending observation and prompt upserts of ``project`` point at."""
+    rows = conn.execute(
+        "SELECT DISTINCT json_extract(payload, '$.session_id') FROM sync_mutations"
+        " WHERE seq > ? AND project = ? AND op = 'upsert' AND entity IN ('observation', 'prompt')",
+        (after_seq, project),
+    )
+    return {str(row[0]) for row in rows if row[0] is not None}
+
+
 def latest_for(
     conn: sqlite3.Connection, entity: str, entity_key: str, *, upto: int | None = None
 ) -> JournalRow | None:

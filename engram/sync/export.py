@@ -7,7 +7,6 @@ fields are in a payload (the journal triggers never record pins, review state or
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,30 +52,37 @@ def to_mutation(origin: str, row: JournalRow) -> Mutation:
     return Mutation(origin, row.seq, row.entity, row.entity_key, row.op, row.project, payload)
 
 
-def pending_mutations(conn: Any, origin: str, project: str | None) -> list[Mutation]:
-    """What a sync of ``project`` (None: all) would export to git, parents first."""
-    scope = project if project is not None else ALL_PROJECTS
-    rows = sync_journal.pending(
-        conn, after_seq=sync_journal.cursor(conn, GIT_TARGET, scope), project=project
+def export_line(origin: str, row: JournalRow) -> str:
+    """A journal row as one mutation line (:meth:`Mutation.to_json` form), redacted.
+
+    The trigger's JSON payload is used as it is when redaction would change nothing in it;
+    otherwise it is parsed and every text field is redacted on its own.
+    """
+    payload = row.payload
+    if redact(payload) != payload:
+        return to_mutation(origin, row).to_json()
+    return (
+        f'{{"origin":{json.dumps(origin)},"seq":{row.seq:d},"entity":{json.dumps(row.entity)},'
+        f'"key":{json.dumps(row.entity_key, ensure_ascii=False)},"op":{json.dumps(row.op)},'
+        f'"project":{json.dumps(row.project, ensure_ascii=False)},"payload":{payload}}}'
     )
-    mutations = [to_mutation(origin, row) for row in rows]
-    if project is None or not mutations:
-        return mutations
-    parents = [to_mutation(origin, row) for row in _session_parents(conn, mutations)]
-    return parents + mutations
 
 
-def _session_parents(conn: Any, mutations: Sequence[Mutation]) -> list[JournalRow]:
-    """The latest version of sessions that children in ``mutations`` need but lack."""
-    present = {m.key for m in mutations if m.entity == "session"}
-    needed: list[str] = []
-    for m in mutations:
-        session_id = m.payload.get("session_id") if m.op == "upsert" else None
-        if m.entity in ("observation", "prompt") and session_id and session_id not in present:
-            present.add(session_id)
-            needed.append(session_id)
-    parents = [sync_journal.latest_for(conn, "session", key) for key in needed]
-    return [p for p in parents if p is not None and p.op == "upsert"]
+def pending_rows(conn: Any, project: str | None) -> list[JournalRow]:
+    """The journal rows a sync of ``project`` (None: all) would export to git, parents first.
+
+    A project's export also carries the latest version of each session its observations and
+    prompts belong to, when the session is not among the rows (an unowned session, say).
+    """
+    scope = project if project is not None else ALL_PROJECTS
+    after = sync_journal.cursor(conn, GIT_TARGET, scope)
+    rows = sync_journal.pending(conn, after_seq=after, project=project)
+    if project is None or not rows:
+        return rows
+    present = {row.entity_key for row in rows if row.entity == "session"}
+    needed = sync_journal.referenced_sessions(conn, after_seq=after, project=project) - present
+    parents = [sync_journal.latest_for(conn, "session", key) for key in sorted(needed)]
+    return [p for p in parents if p is not None and p.op == "upsert"] + rows
 
 
 def export_chunk(store: Store, folder: SyncFolder, *, project: str | None) -> ExportReport:
@@ -87,18 +93,18 @@ def export_chunk(store: Store, folder: SyncFolder, *, project: str | None) -> Ex
     """
     now = stamp()
     with store.write() as conn:
-        origin = sync_journal.device_id(conn)
-        mutations = pending_mutations(conn, origin, project)
-        if not mutations:
+        rows = pending_rows(conn, project)
+        if not rows:
             sync_journal.record_sync(conn, GIT_TARGET, now=now)
             return ExportReport(None, 0, (), None)
-        lines = [m.to_json() for m in mutations]
+        origin = sync_journal.device_id(conn)
+        lines = [export_line(origin, row) for row in rows]
         chunk = encode_chunk(origin, now, lines)
-        projects = tuple(sorted({m.project for m in mutations}))
+        projects = tuple(sorted({row.project for row in rows}))
         path = folder.write_chunk(chunk, _entry(chunk, origin, now, projects))
         sync_journal.mark_chunk(conn, GIT_TARGET, chunk.id, now)
         scope = project if project is not None else ALL_PROJECTS
-        sync_journal.set_cursor(conn, GIT_TARGET, scope, max(m.seq for m in mutations), now)
+        sync_journal.set_cursor(conn, GIT_TARGET, scope, max(r.seq for r in rows), now)
         sync_journal.record_sync(conn, GIT_TARGET, now=now)
     return ExportReport(chunk.id, len(lines), projects, str(path))
 

@@ -121,3 +121,22 @@ def test_only_redacted_text_leaves_the_machine(tmp_path: Path) -> None:
     assert b"sk-123" not in text and b"pw-9" not in text
     assert b"[REDACTED]" in text
     replica.close()
+
+
+def test_exported_lines_are_exactly_the_wire_format(tmp_path: Path) -> None:
+    from engram.store import sync_journal
+    from engram.sync.chunk import read_chunk
+    from engram.sync.export import to_mutation
+
+    replica = Replica(tmp_path / "r")
+    replica.save("naïve café", 'quotes " and \\ and\nnewlines, émoji 🎉')
+    replica.prompt("plain <private>hidden</private> prompt")
+    chunk_id = replica.sync()
+    assert chunk_id is not None
+    chunk = read_chunk(chunk_id, (replica.folder.chunks_dir / f"{chunk_id}.jsonl.gz").read_bytes())
+    with replica.store.read() as conn:
+        origin = sync_journal.device_id(conn)
+        rows = sync_journal.pending(conn, after_seq=0, project=None)
+    assert list(chunk.mutations) == [to_mutation(origin, row) for row in rows]
+    assert "hidden" not in json.dumps([m.payload for m in chunk.mutations])
+    replica.close()

@@ -68,14 +68,15 @@ def export_line(origin: str, row: JournalRow) -> str:
     )
 
 
-def pending_rows(conn: Any, project: str | None) -> list[JournalRow]:
-    """The journal rows a sync of ``project`` (None: all) would export to git, parents first.
+def pending_rows(conn: Any, project: str | None, target_key: str = GIT_TARGET) -> list[JournalRow]:
+    """The journal rows a sync of ``project`` (None: all) would send to ``target_key``,
+    parents first.
 
     A project's export also carries the latest version of each session its observations and
     prompts belong to, when the session is not among the rows (an unowned session, say).
     """
     scope = project if project is not None else ALL_PROJECTS
-    after = sync_journal.cursor(conn, GIT_TARGET, scope)
+    after = sync_journal.cursor(conn, target_key, scope)
     rows = sync_journal.pending(conn, after_seq=after, project=project)
     if project is None or not rows:
         return rows

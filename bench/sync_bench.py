@@ -95,41 +95,48 @@ def timed(action: Callable[[], None]) -> float:
     return (time.perf_counter() - started) * 1000
 
 
+def one_round(source: Store, work: Path) -> dict[str, float | int]:
+    """Export and import once each way, on fresh destination stores; times in ms."""
+    folder = SyncFolder(work / "repo")
+    backup_file = work / "backup.json"
+    forget_exports(source)
+
+    def export_backup_file() -> None:
+        text = json.dumps(export_backup(source, PROJECT), indent=2, ensure_ascii=False)
+        backup_file.write_text(text + "\n", encoding="utf-8")
+
+    found: dict[str, float | int] = {}
+    found["sync_out"] = timed(lambda: export_chunk(source, folder, project=PROJECT))
+    found["exp"] = timed(export_backup_file)
+    sync_store = Store.open(work / "sync-dest", env={})
+    backup_store = Store.open(work / "backup-dest", env={})
+    found["sync_in"] = timed(lambda: import_chunks(sync_store, folder))
+    text = backup_file.read_text(encoding="utf-8")
+    found["imp"] = timed(lambda: import_backup(backup_store, text))
+    found["chunk_bytes"] = sum(p.stat().st_size for p in folder.chunks_dir.iterdir())
+    found["backup_bytes"] = backup_file.stat().st_size
+    found["observations"] = int(
+        sync_store.connection.execute("SELECT count(*) FROM observations").fetchone()[0]
+    )
+    sync_store.close()
+    backup_store.close()
+    shutil.rmtree(work)
+    return found
+
+
 def run(size: int, repeats: int, root: Path) -> dict[str, list[float] | int]:
     source = Store.open(root / "source", env={})
     load_source(source, size)
     found: dict[str, list[float] | int] = {k: [] for k in ("sync_out", "sync_in", "exp", "imp")}
     for repeat in range(repeats + 1):  # the first round warms caches and is not counted
-        work = root / f"r{repeat}"
-        folder = SyncFolder(work / "repo")
-        backup_file = work / "backup.json"
-        forget_exports(source)
-
-        def export_backup_file() -> None:
-            text = json.dumps(export_backup(source, PROJECT), indent=2, ensure_ascii=False)
-            backup_file.write_text(text + "\n", encoding="utf-8")
-
-        sync_out = timed(lambda: export_chunk(source, folder, project=PROJECT))
-        exp = timed(export_backup_file)
-        sync_store = Store.open(work / "sync-dest", env={})
-        backup_store = Store.open(work / "backup-dest", env={})
-        sync_in = timed(lambda: import_chunks(sync_store, folder))
-        text = backup_file.read_text(encoding="utf-8")
-        imp = timed(lambda: import_backup(backup_store, text))
-        if repeat:
-            for key, value in (("sync_out", sync_out), ("exp", exp), ("sync_in", sync_in),
-                               ("imp", imp)):  # fmt: skip
-                samples = found[key]
-                assert isinstance(samples, list)
-                samples.append(value)
-        found["chunk_bytes"] = sum(p.stat().st_size for p in folder.chunks_dir.iterdir())
-        found["backup_bytes"] = backup_file.stat().st_size
-        found["observations"] = int(
-            sync_store.connection.execute("SELECT count(*) FROM observations").fetchone()[0]
-        )
-        sync_store.close()
-        backup_store.close()
-        shutil.rmtree(work)
+        one = one_round(source, root / f"r{repeat}")
+        for key, value in one.items():
+            samples = found.get(key)
+            if isinstance(samples, list):
+                if repeat:
+                    samples.append(float(value))
+            else:
+                found[key] = int(value)
     source.close()
     return found
 

@@ -121,8 +121,11 @@ def _line(observation: Observation) -> str:
 
 
 @contextmanager
-def open_memory(env: Mapping[str, str]) -> Iterator[Memory]:
-    """Open the store named by ``env`` (``ENGRAM_DATA_DIR`` or ``~/.engram``) for one call."""
+def open_memory(env: Mapping[str, str], *, close: bool = True) -> Iterator[Memory]:
+    """Open the store named by ``env`` (``ENGRAM_DATA_DIR`` or ``~/.engram``) for one call.
+
+    ``close=False`` leaves the connection open for a process that ends right after without
+    tearing down (every write is committed by then; the WAL stays for the next connection)."""
     from engram.store.datadir import resolve_data_dir
     from engram.store.db import Store
 
@@ -131,4 +134,5 @@ def open_memory(env: Mapping[str, str]) -> Iterator[Memory]:
     try:
         yield Memory(store, data_dir)
     finally:
-        store.close()
+        if close:
+            store.close()

@@ -44,11 +44,13 @@ def _budget(env: Mapping[str, str], key: str, default: int) -> int:
     return int(raw) if raw.isdigit() and int(raw) > 0 else default
 
 
-def respond(event: HookEvent, env: Mapping[str, str]) -> str:
-    """Do what ``event`` calls for and return the host's answer text ("" for no output)."""
+def respond(event: HookEvent, env: Mapping[str, str], *, close_store: bool = True) -> str:
+    """Do what ``event`` calls for and return the host's answer text ("" for no output).
+
+    ``close_store=False``: the caller's process ends right after (see :func:`open_memory`)."""
     if event.moment is Moment.OTHER:
         return empty_answer(event.host, event.name)
-    with open_memory(env) as memory:
+    with open_memory(env, close=close_store) as memory:
         project = memory.project_for(Path(event.cwd), env)
         path = state_path(memory.data_dir, event.host, event.session_id or "no-session")
         state = load_state(path)

@@ -43,11 +43,14 @@ def run_hook(
     stdin: BinaryIO | None = None,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
+    *,
+    close_store: bool = True,
 ) -> int:
     """Run one hook call for the host named in ``argv[0]``; always returns 0 for a known host.
 
     An unknown or missing host is a usage error (exit 2): that is a broken install the user must
-    see, not a runtime failure to hide.
+    see, not a runtime failure to hide. ``close_store=False`` leaves the store's connection to
+    the process exit (the console script ends at once, see :mod:`engram.cli.entry`).
     """
     stdin = sys.stdin.buffer if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout
@@ -67,7 +70,7 @@ def run_hook(
         event_name = event.name
         from engram.hooks.respond import respond
 
-        answer = respond(event, os.environ)
+        answer = respond(event, os.environ, close_store=close_store)
     except Exception as exc:  # fail open: the host must keep working
         detail = exc.one_line() if isinstance(exc, EngramError) else f"{type(exc).__name__}: {exc}"
         stderr.write(f"engram hook {host}: {detail}\n")

@@ -109,9 +109,13 @@ class Totals:
 def totals(conn: sqlite3.Connection, project: str | None) -> Totals:
     """Counts of live observations, sessions, prompts, pins and relations."""
     where, params = ("", []) if project is None else (" AND project = ?", [project])
-    one = conn.execute(
-        "SELECT count(*), coalesce(sum(pinned), 0) FROM observations"
-        f" WHERE deleted_at IS NULL{where}",
+    # Two counts, each answered from a partial index (observations_live, observations_pinned)
+    # without reading the rows themselves.
+    live = conn.execute(
+        f"SELECT count(*) FROM observations WHERE deleted_at IS NULL{where}", params
+    ).fetchone()
+    pinned = conn.execute(
+        f"SELECT count(*) FROM observations WHERE pinned = 1 AND deleted_at IS NULL{where}",
         params,
     ).fetchone()
     sessions = conn.execute(f"SELECT count(*) FROM sessions WHERE 1{where}", params).fetchone()
@@ -123,4 +127,6 @@ def totals(conn: sqlite3.Connection, project: str | None) -> Totals:
             " AND o.project = ?)"
         )
     relations = conn.execute(relation_sql, params).fetchone()
-    return Totals(int(sessions[0]), int(one[0]), int(prompts[0]), int(one[1]), int(relations[0]))
+    return Totals(
+        int(sessions[0]), int(live[0]), int(prompts[0]), int(pinned[0]), int(relations[0])
+    )

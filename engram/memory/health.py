@@ -27,14 +27,14 @@ class Health:
 
 
 def check_health(store: Store) -> Health:
-    """Run live aggregate queries over the store and report it healthy.
+    """Run live aggregate queries over the store (cheap ones) and report it healthy.
 
     Raises:
         EngramError: ``store.health_failed`` when any query fails.
     """
     try:
         with store.read() as conn:
-            meta.live_counts(conn)
+            meta.latest_rows(conn)
             instance = meta.instance_id(conn)
     except sqlite3.Error as exc:
         raise EngramError(

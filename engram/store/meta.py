@@ -11,11 +11,15 @@ def instance_id(conn: sqlite3.Connection) -> str:
     return str(row[0]) if row else ""
 
 
-def live_counts(conn: sqlite3.Connection) -> tuple[int, int, int]:
-    """Sessions, live observations and prompts: a live aggregate query over every table."""
+def latest_rows(conn: sqlite3.Connection) -> tuple[int, int, int]:
+    """The highest rowid of sessions, observations and prompts (0 when empty).
+
+    A live aggregate over every journal table that costs one index seek each: a health probe
+    must stay cheap on a store of millions of rows (``count(*)`` scans them all).
+    """
     row = conn.execute(
-        "SELECT (SELECT count(*) FROM sessions),"
-        " (SELECT count(*) FROM observations WHERE deleted_at IS NULL),"
-        " (SELECT count(*) FROM user_prompts)"
+        "SELECT (SELECT coalesce(max(rowid), 0) FROM sessions),"
+        " (SELECT coalesce(max(id), 0) FROM observations),"
+        " (SELECT coalesce(max(id), 0) FROM user_prompts)"
     ).fetchone()
     return int(row[0]), int(row[1]), int(row[2])

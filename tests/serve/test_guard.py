@@ -81,3 +81,38 @@ def test_oversized_body_is_413_and_saves_nothing(http: Client) -> None:
     listed = http.get("/observations/recent?all_projects=true&limit=500").json
     assert all(o["project"] != "guard-big" for o in listed)
     assert http.get("/observations/recent?project=guard-big").status == 404
+
+
+BODY_ROUTES = [
+    ("POST", "/sessions"),
+    ("POST", "/sessions/any/end"),
+    ("POST", "/observations"),
+    ("PATCH", "/observations/1?expected_project=x"),
+    ("POST", "/observations/passive"),
+    ("POST", "/topic-keys/suggest"),
+    ("POST", "/review/mark_reviewed"),
+    ("POST", "/prompts"),
+]
+
+
+def test_every_body_route_refuses_malformed_json_and_non_objects(http: Client) -> None:
+    before = http.get("/stats?all_projects=true").json
+    for method, path in BODY_ROUTES:
+        broken = http.request(
+            method, path, body=b'{"title": ', headers={"Content-Type": "application/json"}
+        )
+        assert broken.status == 400, (method, path)
+        assert broken.json["code"] == "http.bad_json"
+        listed = http.request(method, path, json_body=[1, 2])
+        assert listed.status == 400, (method, path)
+        assert listed.json["code"] == "http.bad_body"
+    assert http.get("/stats?all_projects=true").json == before
+
+
+def test_unknown_ids_are_404(http: Client) -> None:
+    assert http.post("/sessions/never-seen/end", {"summary": "x"}).status == 404
+    assert http.get("/sessions/never-seen").status == 404
+    assert http.delete("/sessions/never-seen").status == 404
+    assert http.delete("/prompts/987654").status == 404
+    assert http.get("/timeline?observation_id=987654").status == 404
+    assert http.post("/review/mark_reviewed", {"observation_id": 987654}).status == 404

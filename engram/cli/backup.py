@@ -27,7 +27,7 @@ def export_command(
     from engram.cli.selection import open_store, read_project
     from engram.memory.backup import export_backup
 
-    with open_store() as store:
+    with open_store(reading=True) as store:
         backup = export_backup(store, read_project(store, project, all_projects))
     text = json.dumps(backup, indent=2, ensure_ascii=False) + "\n"
     if file is None:
@@ -46,7 +46,9 @@ def _write_atomically(path: Path, text: str) -> None:
     """Write through a temp file in the same folder so a failed export leaves no half file."""
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(temp, "w", encoding="utf-8") as handle:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        os.fchmod(fd, 0o600)  # an export is the whole store: private like the store itself
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())

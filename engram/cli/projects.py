@@ -38,7 +38,7 @@ def list_command(as_json: JsonOption = False) -> None:
     from engram.cli.selection import open_store
     from engram.memory import projects
 
-    with open_store() as store:
+    with open_store(reading=True) as store:
         entries = projects.list_projects(store)
     if as_json:
         emit_json(

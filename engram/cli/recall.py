@@ -45,7 +45,7 @@ def search_command(
     from engram.cli.selection import open_store, read_project
     from engram.memory.search import search
 
-    with open_store() as store:
+    with open_store(reading=True) as store:
         name = read_project(store, project, all_projects)
         hits = search(
             store, query, project=name, type=type, scope=scope, limit=limit, mode=match.value
@@ -92,7 +92,7 @@ def context_command(
 
     if positional is not None and project is not None and positional != project:
         raise typer.BadParameter("name the project once: positionally or with --project")
-    with open_store() as store:
+    with open_store(reading=True) as store:
         name = read_project(store, positional or project, all_projects)
         result = build_context(
             store,
@@ -126,7 +126,7 @@ def timeline_command(
     from engram.cli.selection import open_store, read_project
     from engram.memory.timeline import timeline
 
-    with open_store() as store:
+    with open_store(reading=True) as store:
         # Ids are global: filter by project only when one is named on the command line.
         name = read_project(store, project, False) if project is not None else None
         result = timeline(store, obs_id, before=before, after=after, project=name)
@@ -152,7 +152,7 @@ def stats_command(
     from engram.cli.selection import open_store, read_project
     from engram.memory.projects import stats
 
-    with open_store() as store:
+    with open_store(reading=True) as store:
         name = read_project(store, project, all_projects)
         result = stats(store, project=name)
     if as_json:

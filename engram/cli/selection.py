@@ -23,11 +23,15 @@ if TYPE_CHECKING:
     from engram.store.db import Store
 
 
-def open_store() -> Store:
-    """The store in ``ENGRAM_DATA_DIR`` (else ``~/.engram``), created and migrated if needed."""
+def open_store(*, reading: bool = False) -> Store:
+    """The store in ``ENGRAM_DATA_DIR`` (else ``~/.engram``), created and migrated if needed.
+
+    ``reading``: a read command; where no store exists yet it reads an empty one and creates
+    nothing on disk.
+    """
     from engram.store.db import Store
 
-    return Store.open()
+    return Store.open_for_reading() if reading else Store.open()
 
 
 def detect(project: str | None) -> ProjectDetection:

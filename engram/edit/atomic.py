@@ -66,8 +66,11 @@ def read_settled(path: Path, pause: float = 0.02, tries: int = 3) -> str | None:
     return text
 
 
-def make_dirs(folder: Path) -> list[Path]:
-    """Create ``folder`` and missing parents; return the ones created, outermost first."""
+def make_dirs(folder: Path, mode: int | None = None) -> list[Path]:
+    """Create ``folder`` and missing parents; return the ones created, outermost first.
+
+    ``mode`` is given to ``folder`` itself when it is created (Engram's data dir: 0700).
+    """
     missing: list[Path] = []
     current = folder
     while not current.exists():
@@ -84,6 +87,8 @@ def make_dirs(folder: Path) -> list[Path]:
         if owner is not None:
             with contextlib.suppress(OSError):
                 os.chown(path, *owner)
+    if mode is not None and missing:
+        os.chmod(folder, mode)
     return list(reversed(missing))
 
 
@@ -294,7 +299,7 @@ def fsync_dir(folder: Path) -> None:
 @contextlib.contextmanager
 def exclusive_lock(lock_file: Path) -> Iterator[None]:
     """Hold an advisory lock on ``lock_file``; ``edit.busy`` at once if another process has it."""
-    make_dirs(lock_file.parent)
+    make_dirs(lock_file.parent, 0o700)  # the data dir: private whoever creates it
     try:
         fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as err:

@@ -148,7 +148,7 @@ class Ledger:
 
     def save(self) -> None:
         """Write the ledger atomically (mode 0600: it lists the user's config paths)."""
-        make_dirs(self.path.parent)
+        make_dirs(self.path.parent, 0o700)
         data = {"version": LEDGER_VERSION, "links": [asdict(link) for link in self.links]}
         previous = read_text(self.path)
         write_atomic(self.path, json.dumps(data, indent=2) + "\n", 0o600, expect=previous)

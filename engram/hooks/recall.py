@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engram.errors import EngramError
+from engram.memory.fence import FENCE_CLOSE, FENCE_NOTE, FENCE_OPEN, clean, fenced, quoted
 
 if TYPE_CHECKING:
     from engram.store.db import Store
@@ -24,6 +25,7 @@ PACK_FOOTER = (
     "mem_session_summary before you finish."
 )
 DELTA_LIMIT = 10
+FENCE_BYTES = len(f"{FENCE_OPEN}\n{FENCE_NOTE}\n\n\n{FENCE_CLOSE}\n".encode())
 
 
 class Memory:
@@ -92,9 +94,10 @@ class Memory:
             project=project,
             prompts_limit=3,
             compact=False,
-            max_bytes=max(max_bytes - len(footer.encode("utf-8")), 256),
+            max_bytes=max(max_bytes - len(footer.encode("utf-8")) - FENCE_BYTES, 256),
+            fenced=True,
         )
-        return result.text + footer, newest[0].id
+        return fenced(result.text) + footer, newest[0].id
 
     def changes_since(self, project: str, after_id: int, max_bytes: int) -> tuple[str, int]:
         """Observations saved since ``after_id`` as a short list ("" when none), newest id."""
@@ -110,14 +113,15 @@ class Memory:
             return "", after_id
         lines = [f"## Engram: {len(fresh)} new memories in {project} since your last prompt"]
         lines += [_line(o) for o in fresh]
-        text, _ = fit_bytes("\n".join(lines) + "\n", max_bytes)
-        return text, max(o.id for o in fresh)
+        text, _ = fit_bytes("\n".join(lines) + "\n", max(max_bytes - FENCE_BYTES, 256))
+        return fenced(text), max(o.id for o in fresh)
 
 
 def _line(observation: Observation) -> str:
     preview = " ".join(observation.content.split())
     preview = preview if len(preview) <= 160 else preview[:159].rstrip() + "…"
-    return f"- [{observation.type}] **{observation.title}** (#{observation.id}): {preview}"
+    title, kind = clean(observation.title), clean(observation.type)
+    return f"- [{kind}] **{title}** (#{observation.id}): {quoted(preview)}"
 
 
 @contextmanager

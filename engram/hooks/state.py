@@ -81,11 +81,13 @@ def load_state(path: Path) -> SessionState:
 
 
 def save_state(path: Path, state: SessionState) -> None:
-    """Write ``state`` atomically (temp file + rename), creating the folder 0700."""
+    """Write ``state`` atomically (temp file + rename, mode 0600), creating the folder 0700."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     body = {"shown_upto": state.shown_upto, "compacted": state.compacted, "project": state.project}
-    tmp.write_text(json.dumps(body), encoding="utf-8")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(body))
     os.replace(tmp, path)
 
 

@@ -160,21 +160,20 @@ def validate(data: dict[str, Any], version: str, *, source: str) -> BackupRows:
 
 
 # A backup is input like any other: a hand-edited file must not store a <private> span.
-_REDACTED_FIELDS = {
-    "sessions": ("summary",),
-    "observations": ("title", "content"),
-    "prompts": ("content",),
-    "relations": ("reason", "evidence"),
-}
+_REDACTED_KINDS = ("sessions", "observations", "prompts", "relations")
 
 
 def _redact_private(rows: BackupRows) -> None:
+    """Every text field of every row, not only the obvious ones: a file is untrusted input.
+
+    Redaction is deterministic, so an id redacted here matches the same id redacted in the
+    rows that point at it.
+    """
     from engram.memory.redaction import redact
 
-    for kind, fields in _REDACTED_FIELDS.items():
+    for kind in _REDACTED_KINDS:
         for record in getattr(rows, kind):
-            for name in fields:
-                value = record[name]
+            for name, value in list(record.items()):
                 if isinstance(value, str) and redact(value) != value:
                     record[name] = redact(value)
                     if name == "content" and kind == "observations":

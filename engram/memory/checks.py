@@ -9,6 +9,11 @@ SCOPES = ("project", "personal", "global")
 DEFAULT_TYPE = "manual"
 
 
+def owned_by(owner: str, project: str | None) -> bool:
+    """Whether a row of project ``owner`` may be reached from ``project`` (None: any)."""
+    return project is None or owner == project
+
+
 def not_found(obs_id: int) -> EngramError:
     """The error for an observation id that does not exist (or was deleted)."""
     return EngramError(

@@ -61,8 +61,13 @@ def build_context(
     observations_limit: int | None = 0,
     compact: bool = False,
     max_bytes: int | None = 0,
+    fenced: bool = False,
 ) -> ContextResult:
-    """Render the context for ``project`` (every project when None); see module docstring."""
+    """Render the context for ``project`` (every project when None); see module docstring.
+
+    ``fenced`` (hooks): every title is cleaned and every body quoted as data
+    (:mod:`engram.memory.fence`) before it reaches a host's context.
+    """
     sizes = {
         "sessions": section_size(sessions_limit, "sessions"),
         "prompts": section_size(prompts_limit, "prompts"),
@@ -90,7 +95,7 @@ def build_context(
             if sizes["observations"] >= 0
             else None,
         )
-    text, truncated = fit_bytes(sections.render(project, compact), max_bytes)
+    text, truncated = fit_bytes(sections.render(project, compact, _Style(fenced)), max_bytes)
     return ContextResult(
         text,
         project,
@@ -111,22 +116,22 @@ class _Sections:
     pinned: list[Observation] | None
     recent: list[Observation] | None
 
-    def render(self, project: str | None, compact: bool) -> str:
+    def render(self, project: str | None, compact: bool, style: _Style) -> str:
         lines = [f"## Memory context — project: {project}" if project else "## Memory context"]
         if self.sessions is not None:
             lines += ["", "### Recent Sessions"]
-            lines += [_session_line(s) for s in self.sessions] or ["- (none)"]
+            lines += [_session_line(s, style) for s in self.sessions] or ["- (none)"]
         if self.prompts is not None:
             lines += ["", "### Recent Prompts"]
-            lines += [f"- {p.created_at}: {_preview(p.content, 160)}" for p in self.prompts] or [
-                "- (none)"
-            ]
+            lines += [
+                f"- {p.created_at}: {style.body(_preview(p.content, 160))}" for p in self.prompts
+            ] or ["- (none)"]
         if self.pinned is not None:
             lines += ["", "### Pinned Observations"]
-            lines += [_observation_line(o, compact) for o in self.pinned] or ["- (none)"]
+            lines += [_observation_line(o, compact, style) for o in self.pinned] or ["- (none)"]
         if self.recent is not None:
             lines += ["", "### Recent Observations"]
-            lines += [_observation_line(o, compact) for o in self.recent] or ["- (none)"]
+            lines += [_observation_line(o, compact, style) for o in self.recent] or ["- (none)"]
         return "\n".join(lines) + "\n"
 
 
@@ -135,15 +140,39 @@ def _preview(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-def _session_line(session: Session) -> str:
+@dataclass(frozen=True, slots=True)
+class _Style:
+    """Plain Markdown, or (``fenced``) labels cleaned and bodies quoted as data."""
+
+    fenced: bool = False
+
+    def label(self, text: str) -> str:
+        if not self.fenced:
+            return text
+        from engram.memory.fence import clean
+
+        return clean(text)
+
+    def body(self, text: str) -> str:
+        if not self.fenced:
+            return text
+        from engram.memory.fence import quoted
+
+        return quoted(text)
+
+
+def _session_line(session: Session, style: _Style) -> str:
     status = "ended" if session.ended_at else "active"
-    line = f"- {session.started_at} · {session.id} ({status})"
-    return f"{line}: {_preview(session.summary, 160)}" if session.summary else line
+    line = f"- {session.started_at} · {style.label(session.id)} ({status})"
+    return f"{line}: {style.body(_preview(session.summary, 160))}" if session.summary else line
 
 
-def _observation_line(observation: Observation, compact: bool) -> str:
-    head = f"- [{observation.type}] **{observation.title}** (#{observation.id})"
-    return head if compact else f"{head}: {_preview(observation.content, PREVIEW_CHARS)}"
+def _observation_line(observation: Observation, compact: bool, style: _Style) -> str:
+    title = style.label(observation.title)
+    head = f"- [{style.label(observation.type)}] **{title}** (#{observation.id})"
+    if compact:
+        return head
+    return f"{head}: {style.body(_preview(observation.content, PREVIEW_CHARS))}"
 
 
 def fit_bytes(text: str, max_bytes: int | None) -> tuple[str, bool]:

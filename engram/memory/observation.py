@@ -22,15 +22,18 @@ from engram.store.db import Store
 from engram.store.records import Observation
 
 
-def get_observation(store: Store, obs_id: int) -> Observation:
+def get_observation(store: Store, obs_id: int, *, project: str | None = None) -> Observation:
     """The full, untruncated observation ``obs_id``.
+
+    With ``project``, another project's observation is not found (an agent in one project
+    must not read another's memories by guessing ids).
 
     Raises:
         EngramError: ``memory.not_found`` (also for soft-deleted ones).
     """
     with store.read() as conn:
         observation = observations.get(conn, obs_id)
-    if observation is None:
+    if observation is None or not checks.owned_by(observation.project, project):
         raise checks.not_found(obs_id)
     return observation
 
@@ -129,7 +132,7 @@ def _field_changes(
     if scope is not None:
         changes["scope"] = checks.check_scope(scope)
     if topic_key is not None:
-        changes["topic_key"] = topic_key.strip() or None
+        changes["topic_key"] = redact(topic_key).strip() or None
     return changes
 
 
@@ -230,15 +233,17 @@ class PinResult:
         return asdict(self)
 
 
-def set_pinned(store: Store, obs_id: int, pinned: bool) -> PinResult:
+def set_pinned(store: Store, obs_id: int, pinned: bool, *, project: str | None = None) -> PinResult:
     """Pin (or unpin) ``obs_id``; idempotent. Pinned observations lead the context.
+
+    With ``project``, another project's observation is not found.
 
     Raises:
         EngramError: ``memory.not_found``.
     """
     with store.write() as conn:
         current = observations.get(conn, obs_id)
-        if current is None:
+        if current is None or not checks.owned_by(current.project, project):
             raise checks.not_found(obs_id)
         observations.set_pinned(conn, obs_id, pinned)
     return PinResult(current.id, current.sync_id, pinned)

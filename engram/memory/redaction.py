@@ -43,6 +43,11 @@ def redact(text: str) -> str:
     return "".join(kept)
 
 
+def redact_optional(text: str | None) -> str | None:
+    """:func:`redact` for a field that may be absent."""
+    return None if text is None else redact(text)
+
+
 def truncate_utf8(text: str, limit_bytes: int) -> str:
     """The longest prefix of ``text`` whose UTF-8 encoding fits in ``limit_bytes``."""
     encoded = text.encode("utf-8")

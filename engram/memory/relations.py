@@ -24,6 +24,7 @@ from typing import Any
 from engram.errors import EngramError
 from engram.memory import checks
 from engram.memory.clock import stamp
+from engram.memory.redaction import redact, redact_optional
 from engram.memory.topic import STOP_WORDS
 from engram.store import observations, relations
 from engram.store.db import Store
@@ -157,8 +158,8 @@ def judge(
             row.id,
             relation=relation,
             now=stamp(now),
-            reason=reason,
-            evidence=evidence,
+            reason=redact_optional(reason),
+            evidence=redact_optional(evidence),
             confidence=confidence,
             marked_by_kind="agent",
             marked_by_actor=None,
@@ -234,12 +235,12 @@ def compare(
             existing.id,
             relation=relation,
             now=stamp(now),
-            reason=reasoning,
+            reason=redact(reasoning),
             evidence=None,
             confidence=confidence,
             marked_by_kind="system",
             marked_by_actor="engram",
-            marked_by_model=model,
+            marked_by_model=redact_optional(model),
         )
         saved = relations.get(conn, existing.sync_id)
     assert saved is not None

@@ -70,15 +70,19 @@ def list_due(
     return [ReviewItem(obs, "needs_review") for obs in due]
 
 
-def mark_reviewed(store: Store, obs_id: int, *, now: datetime | None = None) -> ReviewItem:
+def mark_reviewed(
+    store: Store, obs_id: int, *, now: datetime | None = None, project: str | None = None
+) -> ReviewItem:
     """Restart ``obs_id``'s review cycle from ``now`` using its type's decay period.
+
+    With ``project``, another project's observation is not found.
 
     Raises:
         EngramError: ``memory.not_found``.
     """
     with store.write() as conn:
         current = observations.get(conn, obs_id)
-        if current is None:
+        if current is None or (project is not None and current.project != project):
             raise not_found(obs_id)
         observations.set_review_after(conn, obs_id, review_after_for(current.type, now))
         refreshed = observations.get(conn, obs_id)

@@ -24,7 +24,7 @@ from typing import Any, Literal
 from engram.errors import EngramError
 from engram.memory import checks
 from engram.memory.clock import stamp, utc_now
-from engram.memory.redaction import CleanText, clean, content_limit
+from engram.memory.redaction import CleanText, clean, content_limit, redact
 from engram.memory.relations import Candidate, surface_candidates
 from engram.memory.review import review_after_for, state_of
 from engram.store import observations, sessions
@@ -123,7 +123,7 @@ def draft_observation(
         body=clean(raw_content, limit),
         type=checks.check_type(type),
         scope=checks.check_scope(scope),
-        topic_key=(topic_key or "").strip() or None,
+        topic_key=redact(topic_key or "").strip() or None,
         tool_name=(tool_name or "").strip() or None,
         limit_bytes=limit,
     )

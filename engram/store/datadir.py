@@ -10,6 +10,7 @@ Nothing here caches the home directory: tests and sandboxes change ``HOME`` per 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -120,25 +121,81 @@ def check_local_filesystem(path: Path, mountinfo: Path = DEFAULT_MOUNTINFO) -> N
         )
 
 
-def ensure_data_dir(path: Path, mountinfo: Path = DEFAULT_MOUNTINFO) -> Path:
-    """Check ``path`` is local, create it 0700 if missing, and return the database file path."""
+def ensure_data_dir(
+    path: Path, mountinfo: Path = DEFAULT_MOUNTINFO, *, create: bool = True
+) -> Path:
+    """Check ``path`` is a safe local data dir, create it 0700 if missing (unless ``create`` is
+    False), and return the database file path.
+
+    Raises:
+        EngramError: ``store.network_filesystem``, ``store.bad_data_dir``,
+            ``store.unsafe_data_dir`` (world-writable, another user's, or a symlinked database).
+    """
     check_local_filesystem(path, mountinfo)
     if not path.exists():
-        try:
-            path.mkdir(parents=True, mode=0o700)
-        except FileExistsError:
-            pass  # another process created it between the check and mkdir
-        except OSError as exc:
-            raise EngramError(
-                "store.bad_data_dir",
-                f"cannot create the data directory {path}: {exc.strerror}",
-                "set ENGRAM_DATA_DIR to a writable absolute path",
-            ) from exc
-        os.chmod(path, 0o700)
+        if not create:
+            return path / DB_FILENAME
+        _make_private_dir(path)
     elif not path.is_dir():
         raise EngramError(
             "store.bad_data_dir",
             f"the data directory {path} exists but is not a directory",
             "remove it or set ENGRAM_DATA_DIR to another absolute path",
         )
+    check_private(path)
     return path / DB_FILENAME
+
+
+def _make_private_dir(path: Path) -> None:
+    try:
+        path.mkdir(parents=True, mode=0o700)
+    except FileExistsError:
+        pass  # another process created it between the check and mkdir
+    except OSError as exc:
+        raise EngramError(
+            "store.bad_data_dir",
+            f"cannot create the data directory {path}: {exc.strerror}",
+            "set ENGRAM_DATA_DIR to a writable absolute path",
+        ) from exc
+    os.chmod(path, 0o700)
+
+
+def check_private(path: Path) -> None:
+    """Refuse a data dir others could tamper with; tighten one of ours that others can read.
+
+    Raises:
+        EngramError: ``store.unsafe_data_dir``.
+    """
+    info = path.stat()
+    if info.st_uid != os.geteuid():
+        raise _unsafe(path, f"it belongs to another user (uid {info.st_uid})")
+    if info.st_mode & 0o002:
+        raise _unsafe(path, "it is writable by every user on this machine")
+    database = path / DB_FILENAME
+    if database.is_symlink():
+        raise _unsafe(path, f"{database} is a symlink (it could point at anyone's file)")
+    if info.st_mode & 0o077 and _is_engram_folder(path):
+        os.chmod(path, 0o700)
+        sys.stderr.write(
+            f"engram: made the data directory {path} private (mode 700; it was "
+            f"{info.st_mode & 0o777:o})\n"
+        )
+
+
+def _is_engram_folder(path: Path) -> bool:
+    """Only a folder that is Engram's alone is re-moded (never ``/`` or a home directory)."""
+    if (path / DB_FILENAME).exists() or path.name == ".engram":
+        return True
+    try:
+        return not any(path.iterdir())
+    except OSError:
+        return False
+
+
+def _unsafe(path: Path, why: str) -> EngramError:
+    return EngramError(
+        "store.unsafe_data_dir",
+        f"refusing the data directory {path}: {why}",
+        "use a directory only you own with mode 700 (chmod 700 it, or set ENGRAM_DATA_DIR)",
+        data_dir=str(path),
+    )

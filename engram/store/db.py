@@ -49,12 +49,16 @@ class Store:
         migrate_schema: apply pending migrations on open (default True).
     """
 
-    def __init__(self, path: Path, *, migrate_schema: bool = True) -> None:
+    def __init__(self, path: Path, *, migrate_schema: bool = True, in_memory: bool = False) -> None:
         self.path = path
-        _create_private(path)
+        if not in_memory:
+            _create_private(path)
         try:
             self._conn = sqlite3.connect(
-                path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+                ":memory:" if in_memory else path,
+                isolation_level=None,
+                check_same_thread=False,
+                timeout=BUSY_TIMEOUT_MS / 1000,
             )
         except sqlite3.Error as exc:
             raise EngramError(
@@ -88,6 +92,22 @@ class Store:
         """
         directory = data_dir if data_dir is not None else resolve_data_dir(env)
         return cls(ensure_data_dir(directory, mountinfo))
+
+    @classmethod
+    def open_for_reading(
+        cls,
+        data_dir: Path | None = None,
+        *,
+        env: Mapping[str, str] | None = None,
+        mountinfo: Path = DEFAULT_MOUNTINFO,
+    ) -> Store:
+        """Like :meth:`open`, but where no database exists yet nothing is created: the reader
+        gets an empty in-memory store (read commands must not make a store, or a folder)."""
+        directory = data_dir if data_dir is not None else resolve_data_dir(env)
+        path = ensure_data_dir(directory, mountinfo, create=False)
+        if path.exists():
+            return cls(path)
+        return cls(path, in_memory=True)
 
     def _configure(self) -> None:
         conn = self._conn

@@ -57,7 +57,8 @@ def run_review(call: ToolCall) -> ToolOutcome:
                 "call mem_review again with observation_id",
                 argument="observation_id",
             )
-        item = review.mark_reviewed(STATE.store(), target)
+        owner = read_project(call.get("project"))
+        item = review.mark_reviewed(STATE.store(), target, project=owner.project)
         text = (
             f"Memory #{item.observation.id} reviewed; next review {item.observation.review_after}"
         )
@@ -77,7 +78,8 @@ def run_review(call: ToolCall) -> ToolOutcome:
 
 
 def _pin(call: ToolCall, pinned: bool) -> ToolOutcome:
-    result = obs_ops.set_pinned(STATE.store(), call.get("id"), pinned)
+    owner = read_project(None)  # like the CLI: only the current project's ids
+    result = obs_ops.set_pinned(STATE.store(), call.get("id"), pinned, project=owner.project)
     verb = "pinned" if pinned else "unpinned"
     text = f"Memory #{result.id} {verb}"
     return ToolOutcome(text, {"result": text, **result.to_dict()})

@@ -113,9 +113,9 @@ def run_update(call: ToolCall) -> ToolOutcome:
 
 
 def run_get(call: ToolCall) -> ToolOutcome:
-    """mem_get_observation: the full content by id (the project only frames the answer)."""
+    """mem_get_observation: the full content by id, only within the current (or named) project."""
     detection = read_project(call.get("project"))
-    found = obs_ops.get_observation(STATE.store(), call.get("id"))
+    found = obs_ops.get_observation(STATE.store(), call.get("id"), project=detection.project)
     text = f"#{found.id} [{found.type}] {found.title}\n\n{found.content}"
     return answer(detection, text, found.to_dict())
 

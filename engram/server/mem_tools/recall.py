@@ -94,13 +94,13 @@ def run_context(call: ToolCall) -> ToolOutcome:
 
 def run_timeline(call: ToolCall) -> ToolOutcome:
     """mem_timeline: what was saved just before and after one observation, in its session."""
-    detection = read_project(call.get("project")) if call.get("project") else None
+    detection = read_project(call.get("project"))
     found = timeline.timeline(
         STATE.store(),
         call.get("observation_id"),
         before=call.get("before"),
         after=call.get("after"),
-        project=detection.project if detection else None,
+        project=detection.project,
     )
     lines = [f"Timeline around #{found.focus.id} ({found.focus.title}):"]
     lines += [f"  before #{o.id} [{o.type}] {o.title}" for o in found.before]

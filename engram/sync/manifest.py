@@ -58,16 +58,27 @@ def empty_manifest() -> str:
 
 
 def append_entry(text: str, entry: ManifestEntry) -> str:
-    """``text`` with ``entry`` added as the last line before the closing ``]}``."""
-    lines = text.rstrip("\n").split("\n") if text.strip() else empty_manifest().rstrip().split("\n")
+    """``text`` with ``entry`` added as the last line before the closing ``]}``.
+
+    A manifest that is not valid JSON any more (a hand-resolved merge left markers) is
+    rebuilt in the canonical layout from the entries it still holds.
+    """
+    lines = text.rstrip("\n").split("\n")
     closing = max((i for i, line in enumerate(lines) if line.strip() == _CLOSING), default=None)
-    if closing is None:
-        # Not our layout (hand-edited): rebuild it from the entries it still holds.
+    if closing is None or not _is_json(text):
         rebuilt = empty_manifest().rstrip("\n").split("\n")
         lines = rebuilt[:-1] + ["," + e.to_line() for e in parse_manifest(text)] + rebuilt[-1:]
         closing = len(lines) - 1
     lines.insert(closing, "," + entry.to_line())
     return "\n".join(lines) + "\n"
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
 
 
 def parse_manifest(text: str) -> list[ManifestEntry]:
@@ -89,12 +100,13 @@ def parse_manifest(text: str) -> list[ManifestEntry]:
 
 def _line_object(line: str) -> object:
     candidate = line.strip().lstrip(",").rstrip(",").strip()
-    if candidate.endswith("]}"):
-        candidate = candidate[:-2]
-    try:
-        return json.loads(candidate)
-    except ValueError:
-        return None
+    # The last entry may share its line with the closing "]}" in a hand-edited file.
+    for text in (candidate, candidate[:-2] if candidate.endswith("]}") else None):
+        try:
+            return json.loads(text) if text else None
+        except ValueError:
+            continue
+    return None
 
 
 def _entry(item: Any) -> ManifestEntry | None:

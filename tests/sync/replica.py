@@ -11,6 +11,7 @@ from typing import Any
 from engram.memory.observation import delete_observation, update_observation
 from engram.memory.prompts import save_prompt
 from engram.memory.save import save_observation
+from engram.store import relations
 from engram.store.db import Store
 from engram.sync.export import export_chunk
 from engram.sync.gitdir import SyncFolder
@@ -76,6 +77,20 @@ class Replica:
         if obs_id is None:
             return False
         delete_observation(self.store, obs_id, expected_project=PROJECT, hard=hard)
+        return True
+
+    def relate(self, source: str, target: str, verdict: str) -> bool:
+        """A judged relation between two observations this replica holds."""
+        if self.local_id(source) is None or self.local_id(target) is None or source == target:
+            return False
+        with self.store.write() as conn:
+            found = relations.find_pair(conn, source, target)
+            if found is None:
+                found = relations.insert(conn, source_id=source, target_id=target, now="2026-01-01")
+            relations.record_verdict(
+                conn, found.id, relation=verdict, now="2026-01-02", reason=None, evidence=None,
+                confidence=0.5, marked_by_kind="agent", marked_by_actor=None,
+            )  # fmt: skip
         return True
 
     def prompt(self, content: str) -> None:

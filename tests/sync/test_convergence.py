@@ -27,6 +27,12 @@ operation = st.one_of(
     st.tuples(st.just("soft"), replica_index, st.integers(0, 30), st.just("")),
     st.tuples(st.just("hard"), replica_index, st.integers(0, 30), st.just("")),
     st.tuples(st.just("prompt"), replica_index, st.sampled_from(WORDS), st.just("")),
+    st.tuples(
+        st.just("relate"),
+        replica_index,
+        st.integers(0, 30),
+        st.sampled_from(["related", "supersedes"]),
+    ),
     st.tuples(st.just("sync"), replica_index, st.just(""), st.just("")),
 )
 
@@ -55,6 +61,10 @@ class World:
                 replica.edit(sync_id, f"edited {text} {arg} on {index}")
             elif replica.delete(sync_id, hard=kind == "hard"):
                 (self.hard_deleted if kind == "hard" else self.soft_deleted).add(sync_id)
+        elif kind == "relate" and self.created:
+            first = self.created[int(str(arg)) % len(self.created)]
+            second = self.created[(int(str(arg)) + 1) % len(self.created)]
+            replica.relate(first, second, text)
         elif kind == "prompt":
             replica.prompt(f"why {arg}?")
         elif kind == "sync":

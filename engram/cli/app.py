@@ -22,6 +22,7 @@ from engram.errors import EngramError
 # Command modules, in help order. Each defines register(app).
 COMMAND_MODULES: list[str] = [
     "memories",
+    "observations",
     "recall",
     "backup",
     "sync",

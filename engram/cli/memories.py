@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from engram.cli.observations import ScopeOption, TypeOption, read_text_argument, value
 from engram.cli.output import emit_json, warn
 from engram.errors import EngramError
 
@@ -18,13 +19,11 @@ ProjectOption = Annotated[
 
 def save_command(
     title: Annotated[str, typer.Argument(help="A short, searchable title.")],
-    content: Annotated[str, typer.Argument(help="The memory: what, why, where, learned.")],
-    type: Annotated[
-        str | None, typer.Option("--type", help="decision, bugfix, discovery, pattern, ...")
-    ] = None,
-    scope: Annotated[
-        str | None, typer.Option("--scope", help="project (default), personal or global.")
-    ] = None,
+    content: Annotated[
+        str, typer.Argument(help="The memory: what, why, where, learned (`-` reads stdin).")
+    ],
+    type: TypeOption = None,
+    scope: ScopeOption = None,
     topic: Annotated[
         str | None,
         typer.Option("--topic", help="Topic key: a later save with the same key revises it."),
@@ -41,10 +40,10 @@ def save_command(
         result = save_observation(
             store,
             title=title,
-            content=content,
+            content=read_text_argument(content),
             project=name,
-            type=type,
-            scope=scope,
+            type=value(type),
+            scope=value(scope),
             topic_key=topic,
         )
     for line in result.warnings:

@@ -120,6 +120,7 @@ def timeline_command(
         int, typer.Option("--after", min=0, max=50, help="Later neighbours (max 50).")
     ] = 5,
     project: ProjectOption = None,
+    all_projects: AllOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Show an observation with what came just before and after it in its session."""
@@ -127,8 +128,8 @@ def timeline_command(
     from engram.memory.timeline import timeline
 
     with open_store(reading=True) as store:
-        # Ids are global: filter by project only when one is named on the command line.
-        name = read_project(store, project, False) if project is not None else None
+        # Ids are global: filter by project only when one is named (--all: never filter).
+        name = read_project(store, project, all_projects) if project is not None else None
         result = timeline(store, obs_id, before=before, after=after, project=name)
     if as_json:
         emit_json(result.to_dict())

@@ -7,6 +7,19 @@ from engram.store.records import Observation
 
 SCOPES = ("project", "personal", "global")
 DEFAULT_TYPE = "manual"
+# The observation types the CLI offers (agents may record others through mem_save).
+TYPES = (
+    "manual",
+    "decision",
+    "architecture",
+    "bugfix",
+    "pattern",
+    "config",
+    "discovery",
+    "learning",
+    "preference",
+    "session_summary",
+)
 
 
 def owned_by(owner: str, project: str | None) -> bool:

@@ -179,7 +179,8 @@ def test_bad_input_gives_one_line_and_changes_nothing(sandbox: Sandbox, cli: Run
     assert "title" in one_line_error(cli("save", "   ", "content", "--project", "acme"))
     assert "content" in one_line_error(cli("save", "Title", "", "--project", "acme"))
     one_line_error(cli("save", "Title", "content", "--project", "a/b"))
-    one_line_error(cli("save", "Title", "content", "--project", "acme", "--scope", "galaxy"))
+    bad_scope = cli("save", "Title", "content", "--project", "acme", "--scope", "galaxy")
+    assert bad_scope.returncode == 2 and "'galaxy' is not one of" in bad_scope.stderr  # a choice
     one_line_error(cli("search", "(((", "--project", "acme"))
     one_line_error(cli("delete", "abc"))
     one_line_error(cli("delete", "999", "--project", "acme"))

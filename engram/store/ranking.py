@@ -39,7 +39,7 @@ POSTINGS = 256
 TITLE_POSTINGS = 200
 IDF_PROBE = 256
 MAX_SCORED_TERMS = 16
-TITLE_BOOST = 4.0
+TITLE_BOOST = 1.0
 SUPERSEDED = 0.5
 
 # Function words of questions; left out of the content-word match only (they still score).

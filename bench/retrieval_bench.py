@@ -173,6 +173,45 @@ def report(label: str, results: dict[str, dict[str, Tally]]) -> None:
     sys.stdout.flush()
 
 
+def term_cases(store: Store, repeats: int) -> None:
+    """bench/store_bench.py's search cases (a very common, a mid and a rare corpus word, with
+    and without the largest project's filter) on this store: Engram's search against the
+    v0.1.0 ranking, p50 / p95 wall and CPU ms over ``repeats`` runs each, same process."""
+    import corpus
+    import store_bench
+
+    print(
+        "\n| term | filter | engram wall p50 / p95 | engram CPU p50 / p95 |"
+        " v0.1.0 wall p50 / p95 | v0.1.0 CPU p50 / p95 |"
+    )
+    print("|---|---|---:|---:|---:|---:|")
+    for label, rank in store_bench.TERM_RANKS.items():
+        term = corpus.term_at_rank(rank)
+        for project in (None, store_bench.FILTER_PROJECT):
+            query = retrieval_set.Query("t", "term", term, (), project)
+            cells = [
+                _percentiles(lambda r=r, q=query: r(store, q), repeats) for r in (engram, legacy)
+            ]
+            print(f"| {label} ({term}) | {project or '-'} | " + " | ".join(cells) + " |")
+    sys.stdout.flush()
+
+
+def _percentiles(action: Callable[[], object], repeats: int) -> str:
+    action()
+    wall: list[float] = []
+    cpu: list[float] = []
+    for _ in range(repeats):
+        started, cpu_started = time.perf_counter(), time.process_time()
+        action()
+        cpu.append((time.process_time() - cpu_started) * 1000)
+        wall.append((time.perf_counter() - started) * 1000)
+    cells = []
+    for samples in (wall, cpu):
+        p95 = statistics.quantiles(samples, n=20, method="inclusive")[18]
+        cells.append(f"{statistics.median(samples):.2f} / {p95:.2f}")
+    return " | ".join(cells)
+
+
 def parse_size(text: str) -> int:
     """``5k`` (the labelled set alone) -> 0; ``100k`` -> 100000; ``1m`` -> 1000000."""
     text = text.strip().lower()
@@ -185,10 +224,14 @@ def parse_size(text: str) -> int:
     return int(number) * scale
 
 
-def run(size: int, rankings: list[str], cache: Path) -> dict[str, dict[str, Tally]]:
+def run(size: int, rankings: list[str], cache: Path, repeats: int) -> dict[str, dict[str, Tally]]:
     """Build or load the store for ``size`` and evaluate each ranking on it."""
     data = retrieval_set.build()
     data_dir = retrieval_stores.labelled_store(size, data, cache)
+    if size and repeats:
+        print(f"\n### bench/store_bench.py's search cases at {size:,} (+ the labelled set)")
+        with Store.open(data_dir) as store:
+            term_cases(store, repeats)
     rankers: dict[str, Ranker] = {
         "legacy": legacy,
         "bm25": bm25,
@@ -216,6 +259,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="5k,100k,1m", help="comma list of 5k, 100k, 1m")
     parser.add_argument("--rankings", default=",".join(RANKINGS), help="legacy,bm25,engram")
     parser.add_argument("--cache", type=Path, default=retrieval_stores.CACHE)
+    parser.add_argument(
+        "--term-repeats",
+        type=int,
+        default=40,
+        help="runs per store_bench search case at 100k / 1m (0: skip those cases)",
+    )
     parser.add_argument("--min-recall5", type=float, help="fail if engram's recall@5 is lower")
     parser.add_argument(
         "--set",
@@ -239,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     failed = False
     for size in sizes:
         label = "labelled set alone" if size == 0 else f"labelled set among {size:,} synthetic"
-        results = run(size, rankings, args.cache)
+        results = run(size, rankings, args.cache, args.term_repeats)
         report(label, results)
         if args.min_recall5 is not None and "engram" in results:
             recall5 = results["engram"]["overall"].figures()["r5"]

@@ -27,6 +27,7 @@ there and removed (it cost old-but-relevant answers their first place and won no
 
 from __future__ import annotations
 
+import heapq
 import math
 import sqlite3
 from dataclasses import dataclass
@@ -172,21 +173,27 @@ def rank(
     window = _newest(conn, TEXT_TABLE, every_words, WINDOW)
     floor = window[-1] if window else total + 1
     scored = query.terms[:MAX_SCORED_TERMS]
-    terms = [_term(conn, t, query.keys, total, floor) for t in scored]
     titled = set(_newest(conn, TITLE_TABLE, every_words, TITLE_WINDOW))
     every = titled.union(window)
+    if len(scored) == 1:  # its rows are the window, its titles the title match: no more reads
+        terms = [_Term(1.0, set(window), titled, len(window) < WINDOW)]
+    else:
+        terms = [_term(conn, t, query.keys, total, floor) for t in scored]
     _add_content_word_matches(conn, query, scored, terms)
-    scores = _scores(terms, every, titled)
+    scores, held = _scores(terms, every, titled)
     if not scores:  # only common words, never together: the newest rows holding any
         scores = dict.fromkeys(
             _newest(conn, TEXT_TABLE, query.as_mode("any").expression, WINDOW), 0.0
         )
-    held = _held(terms, every)
-    ranked = [
-        Ranked(rowid, score, held.get(rowid, 0) >= len(query.terms))
-        for rowid, score in scores.items()
-    ]
-    return _demote_superseded(conn, _order(ranked, query.mode), query.mode, limit)
+    words = len(query.terms)
+    if query.mode == "all":
+        head = heapq.nsmallest(
+            limit * 3, scores, key=lambda r: (held.get(r, 0) < words, -scores[r], -r)
+        )
+    else:
+        head = heapq.nsmallest(limit * 3, scores, key=lambda r: (-scores[r], -r))
+    ranked = [Ranked(r, scores[r], held.get(r, 0) >= words) for r in head]
+    return _demote_superseded(conn, ranked, query.mode, limit)
 
 
 def _add_content_word_matches(
@@ -205,25 +212,20 @@ def _add_content_word_matches(
         terms[i].titles |= titles
 
 
-def _scores(terms: list[_Term], every: set[int], titled: set[int]) -> dict[int, float]:
-    """Per candidate: the weights of the words it holds, each title word ``TITLE_BOOST`` more."""
-    full = sum(t.weight for t in terms)
-    scores = dict.fromkeys(every, full)
+def _scores(
+    terms: list[_Term], every: set[int], titled: set[int]
+) -> tuple[dict[int, float], dict[int, int]]:
+    """Per candidate: the weights of the words it holds (each title word ``TITLE_BOOST``
+    more), and how many words it is known to hold (rows of ``every`` hold them all)."""
+    scores = dict.fromkeys(every, sum(t.weight for t in terms))
+    held = dict.fromkeys(every, 1 << 30)
     for term in terms:
         for rowid in (term.rows | term.titles) - every:
             scores[rowid] = scores.get(rowid, 0.0) + term.weight
+            held[rowid] = held.get(rowid, 0) + 1
         for rowid in term.titles | titled:
             scores[rowid] += term.weight * TITLE_BOOST
-    return scores
-
-
-def _held(terms: list[_Term], every: set[int]) -> dict[int, int]:
-    """How many words each candidate is known to hold."""
-    count = dict.fromkeys(every, len(terms) + 1_000_000)
-    for term in terms:
-        for rowid in (term.rows | term.titles) - every:
-            count[rowid] = count.get(rowid, 0) + 1
-    return count
+    return scores, held
 
 
 def _order(ranked: list[Ranked], mode: str) -> list[Ranked]:
@@ -238,10 +240,9 @@ def _demote_superseded(
 ) -> list[Ranked]:
     """The top ``limit`` after superseded rows (a judged ``supersedes`` verdict points at them
     from a live memory) lose ``SUPERSEDED`` of their score and drop below their successors."""
-    head = ranked[: limit * 3]
-    if not head:
+    if not ranked:
         return []
-    marks = ",".join("?" * len(head))
+    marks = ",".join("?" * len(ranked))
     superseded = {
         row[0]
         for row in conn.execute(
@@ -249,13 +250,13 @@ def _demote_superseded(
             " JOIN observations n ON n.sync_id = r.source_id"
             f" WHERE o.id IN ({marks}) AND r.relation = 'supersedes'"
             " AND r.judgment_status = 'judged' AND n.deleted_at IS NULL",
-            [r.rowid for r in head],
+            [r.rowid for r in ranked],
         )
     }
     if not superseded:
-        return head[:limit]
-    head = [
+        return ranked[:limit]
+    demoted = [
         Ranked(r.rowid, r.score * SUPERSEDED, r.complete) if r.rowid in superseded else r
-        for r in head
+        for r in ranked
     ]
-    return _order(head, mode)[:limit]
+    return _order(demoted, mode)[:limit]

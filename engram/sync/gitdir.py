@@ -75,7 +75,7 @@ class SyncFolder:
         except (OSError, UnicodeDecodeError) as exc:
             raise EngramError(
                 "sync.bad_manifest",
-                f"cannot read {self.manifest_path}: {exc}",
+                f"cannot read {self.manifest_path}: {getattr(exc, 'strerror', None) or exc}",
                 "restore it from git (git checkout -- .engram/manifest.json)",
             ) from exc
 
@@ -85,6 +85,12 @@ class SyncFolder:
             entries = list(self.chunks_dir.iterdir())
         except FileNotFoundError:
             return {}
+        except OSError as exc:
+            raise EngramError(
+                "sync.bad_folder",
+                f"cannot list {self.chunks_dir}: {exc.strerror or exc}",
+                "make .engram/chunks a readable folder (restore it from git)",
+            ) from exc
         found = {}
         for entry in entries:
             chunk_id = chunk_id_from_name(entry.name)
@@ -98,7 +104,14 @@ class SyncFolder:
         target = self.chunks_dir / chunk.file_name
         if not target.exists():
             _write_bytes(target, chunk.data)
-        current = self.manifest_path.read_text(encoding="utf-8")
+        try:
+            current = self.manifest_path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise EngramError(
+                "sync.bad_manifest",
+                f"cannot read {self.manifest_path}: {getattr(exc, 'strerror', None) or exc}",
+                "restore it from git (git checkout -- .engram/manifest.json)",
+            ) from exc
         if chunk.id not in {e.id for e in parse_manifest(current)}:
             write_atomic(self.manifest_path, append_entry(current, entry))
         return target

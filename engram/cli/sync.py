@@ -26,6 +26,9 @@ def sync_command(
         str | None, typer.Option("--project", help="Export this project (default: current).")
     ] = None,
     all_projects: Annotated[bool, typer.Option("--all", help="Export every project.")] = False,
+    revisions: Annotated[
+        bool, typer.Option("--revisions", help="List versions that lost a concurrent edit.")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,
     cloud: Annotated[
         bool,
@@ -38,8 +41,8 @@ def sync_command(
     from engram.cli.selection import open_store
     from engram.sync.gitdir import locate
 
-    if import_chunks and status:
-        raise typer.BadParameter("use either --import or --status, not both")
+    if sum((import_chunks, status, revisions)) > 1:
+        raise typer.BadParameter("use only one of --import, --status and --revisions")
     if all_projects and project is not None:
         raise typer.BadParameter("use either --project or --all, not both")
     if cloud or os.environ.get("ENGRAM_CLOUD_SYNC", "").strip() == "1":
@@ -49,7 +52,9 @@ def sync_command(
         return
     folder = locate(Path.cwd())
     with open_store() as store:
-        if import_chunks:
+        if revisions:
+            _revisions(store, as_json)
+        elif import_chunks:
             _import(store, folder, as_json)
         elif status:
             _status(store, folder, _scope(store, project, all_projects, status=True), as_json)
@@ -123,6 +128,25 @@ def _status(store: Store, folder: SyncFolder, project: str | None, as_json: bool
     )
     if state.last_sync_at:
         typer.echo(f"last sync: {state.last_sync_at}")
+
+
+def _revisions(store: Store, as_json: bool) -> None:
+    from engram.cli.output import one_line
+    from engram.sync.status import kept_revisions
+
+    kept = kept_revisions(store)
+    if as_json:
+        emit_json({"revisions": kept})
+        return
+    if not kept:
+        typer.echo("no losing versions kept")
+    for row in kept:
+        payload = row["payload"]
+        text = payload.get("title") or payload.get("summary") or payload.get("content") or ""
+        typer.echo(
+            f"{row['entity']} {row['key']}: version {row['clock']}@{row['origin']} lost to"
+            f" {row['winner_clock']}@{row['winner_origin']} — {one_line(str(text), 60)}"
+        )
 
 
 def register(app: typer.Typer) -> None:

@@ -285,3 +285,15 @@ def record_revision(
 def revision_count(conn: sqlite3.Connection) -> int:
     """How many losing versions are kept."""
     return int(conn.execute("SELECT count(*) FROM sync_revisions").fetchone()[0])
+
+
+def revisions(conn: sqlite3.Connection, *, limit: int) -> list[dict[str, object]]:
+    """Kept losing versions, newest first (``payload`` is the loser's JSON text)."""
+    rows = conn.execute(
+        "SELECT entity, entity_key, origin, clock, payload, winner_origin, winner_clock,"
+        " recorded_at FROM sync_revisions ORDER BY id DESC LIMIT ?",
+        (limit,),
+    )
+    names = ("entity", "key", "origin", "clock", "payload", "winner_origin", "winner_clock",
+             "recorded_at")  # fmt: skip
+    return [dict(zip(names, row, strict=True)) for row in rows]

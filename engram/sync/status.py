@@ -105,3 +105,12 @@ def runtime_status(store: Store, project: str) -> dict[str, Any]:
         "revisions_kept": local.revisions_kept,
         "upgrade": {"stage": "", "reason_code": "", "reason_message": ""},
     }
+
+
+def kept_revisions(store: Store, *, limit: int = 50) -> list[dict[str, Any]]:
+    """Versions that lost a concurrent edit here, newest first, payloads decoded."""
+    import json
+
+    with store.read() as conn:
+        rows = sync_journal.revisions(conn, limit=limit)
+    return [{**row, "payload": json.loads(str(row["payload"]))} for row in rows]

@@ -42,7 +42,7 @@ def test_sync_writes_one_chunk_then_nothing_new(sandbox: Sandbox) -> None:
 
 def test_usage_and_folder_errors_are_one_line(sandbox: Sandbox) -> None:
     both = _run(sandbox, "sync", "--import", "--status")
-    assert both.returncode == 2 and "not both" in both.stderr
+    assert both.returncode == 2 and "only one of" in both.stderr
     _run(sandbox, "save", "x", "y")
     Path(sandbox.workspace / ".engram").mkdir()
     (sandbox.workspace / ".engram" / "chunks").write_text("not a folder")

@@ -148,6 +148,13 @@ def test_three_clones_converge_through_git(clones: list[Clone]) -> None:
         status = json.loads(clone.ok("sync", "--status", "--json"))
         assert status["repository_chunks_not_applied"] == 0
     assert json.loads(alice.ok("sync", "--status", "--json"))["revisions_kept"] >= 1
+    kept = json.loads(alice.ok("sync", "--revisions", "--json"))["revisions"]
+    winner = observations["shared decision"][4]
+    losers = {
+        r["payload"]["content"] for r in kept if r["payload"].get("title") == "shared decision"
+    }
+    assert losers and winner not in losers
+    assert losers <= {"use sqlite v1", "use postgres (bob)", "use duckdb (alice)"}
 
     for clone in clones:
         again = json.loads(clone.ok("sync", "--import", "--json"))

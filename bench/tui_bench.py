@@ -26,9 +26,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -100,11 +102,13 @@ def in_terminal(data_dir: Path, observations: int) -> tuple[float, float]:
     """The real command in tmux: (ms to the dashboard's count, ms to the first results)."""
     socket = f"engram-tui-bench-{os.getpid()}"
     env = f"ENGRAM_DATA_DIR={data_dir} ENGRAM_NO_UPDATE_CHECK=1 TERM=xterm-256color"
+    config = Path(tempfile.mkdtemp()) / "tmux.conf"
+    config.write_text(f"set -g default-size {SIZE[0]}x{SIZE[1]}\n", encoding="utf-8")
     started = time.perf_counter()
     _tmux(
         socket,
         "-f",
-        "/dev/null",
+        str(config),
         "new-session",
         "-d",
         "-s",
@@ -126,6 +130,7 @@ def in_terminal(data_dir: Path, observations: int) -> tuple[float, float]:
         search = time.perf_counter() - started
     finally:
         subprocess.run(["tmux", "-L", socket, "kill-server"], check=False, timeout=60)
+        shutil.rmtree(config.parent, ignore_errors=True)
     return dashboard * 1000, search * 1000
 
 

@@ -35,3 +35,4 @@ def test_server_and_cli_do_not_read_store_tables() -> None:
     assert _store_imports("server") == []
     assert _store_imports("cli") == []
     assert _store_imports("http") == []
+    assert _store_imports("tui") == []

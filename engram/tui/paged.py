@@ -7,6 +7,7 @@ next or previous page when the cursor moves past either end, or on PageDown / Pa
 
 from __future__ import annotations
 
+import sqlite3
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -24,6 +25,15 @@ from engram.memory.browse import PAGE_SIZE, Page
 
 if TYPE_CHECKING:
     from engram.tui.app import EngramApp
+
+
+def unreadable(exc: sqlite3.Error) -> EngramError:
+    """A store error met while reading, as a one-line error the screen can show."""
+    return EngramError(
+        "store.read_failed",
+        f"the store could not be read: {exc}",
+        "try again; if it persists, run engram doctor",
+    )
 
 
 class PagedList(OptionList):
@@ -132,6 +142,11 @@ class PagedListScreen(Screen[None]):
     def _fetch(self, offset: int, cursor_at_end: bool) -> None:
         try:
             page = self.fetch_page(offset)
+        except sqlite3.Error as exc:
+            error = unreadable(exc)
+            if not get_current_worker().is_cancelled:
+                self.app.call_from_thread(self.show_error, error)
+            return
         except EngramError as exc:
             if not get_current_worker().is_cancelled:
                 self.app.call_from_thread(self.show_error, exc)

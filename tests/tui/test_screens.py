@@ -314,3 +314,30 @@ async def test_stays_responsive_while_a_query_runs(store: Store, make_app: AppFa
             blocker.join()
         await settle(pilot)
         assert text(app, "#position") == "showing 1-4 of 4"
+
+
+async def test_timezone_comes_from_engram_timezone(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ENGRAM_TIMEZONE", "Asia/Tokyo")
+    app = EngramApp(store, project="billing", now=NOW)
+    async with app.run_test(size=SIZE) as pilot:
+        await press(pilot, "r")
+        # The newest billing note was saved 2026-02-13 12:12 UTC: 21:12 in Tokyo.
+        assert "billing" not in items(app)[0].split("\n")[0]  # one project: no project label
+        assert items(app)[0].split("\n")[0].endswith("2026-02-13 21:12")
+
+
+async def test_a_store_error_is_one_line_not_a_crash(store: Store, make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        store.connection.execute("ALTER TABLE sessions RENAME TO sessions_gone")
+        await press(pilot, "e")
+        assert isinstance(app.screen, SessionsScreen)
+        assert text(app, "#status").startswith(
+            "store.read_failed: the store could not be read: no such table: sessions"
+        )
+        assert text(app, "#position") == "nothing to show"
+        await press(pilot, "escape", "r")  # the app carries on
+        assert isinstance(app.screen, RecentScreen)

@@ -70,7 +70,7 @@ def terminal(sandbox: Sandbox) -> Iterator[Terminal]:
         ]
     )
     config = sandbox.root / "tmux.conf"
-    config.write_text("set -g remain-on-exit on\n", encoding="utf-8")
+    config.write_text("set -g remain-on-exit on\nset -g default-size 110x34\n", encoding="utf-8")
     term.tmux(
         "-f",
         str(config),
@@ -99,7 +99,11 @@ def _quote(value: str) -> str:
 def test_the_real_command_in_tmux(terminal: Terminal) -> None:
     terminal.wait_for("All projects", "57", "observations", "Search memories", "Sessions")
     terminal.keys("r")
-    terminal.wait_for("showing 1-20 of 57", "#57 [discovery] Live: FTS5 ranks title words higher")
+    # Saved 12:02 UTC, shown in ENGRAM_TIMEZONE (Europe/Berlin): 13:02.
+    terminal.wait_for(
+        "showing 1-20 of 57",
+        "#57 [discovery] Live: FTS5 ranks title words higher  acme-api · 2026-03-14 13:02",
+    )
     terminal.keys("/")
     terminal.wait_for("words to find")
     terminal.keys("token refresh", "Enter")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -14,7 +15,9 @@ from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from engram.errors import EngramError
 from engram.memory.projects import Stats, stats
+from engram.tui.paged import unreadable
 from engram.tui.palette import OVERLAY, TEXT
 
 if TYPE_CHECKING:
@@ -78,12 +81,19 @@ class DashboardScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="stats")
     def _count(self, project: str | None) -> None:
-        counted = stats(self.engram.store, project=project)
+        try:
+            counted: Stats | EngramError = stats(self.engram.store, project=project)
+        except sqlite3.Error as exc:
+            counted = unreadable(exc)
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self.show_stats, counted)
 
-    def show_stats(self, counted: Stats) -> None:
-        """Fill the four cards."""
+    def show_stats(self, counted: Stats | EngramError) -> None:
+        """Fill the four cards (or say why they could not be counted)."""
+        if isinstance(counted, EngramError):
+            self.query_one("#stats").loading = False
+            self.query_one("#scope", Static).update(f"{counted.code}: {counted.one_line()}")
+            return
         values = {
             "sessions": counted.sessions,
             "observations": counted.observations,

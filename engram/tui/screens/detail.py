@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -16,6 +17,7 @@ from textual.worker import get_current_worker
 from engram.errors import EngramError
 from engram.memory.browse import ObservationDetail, observation_detail
 from engram.memory.clock import local_time
+from engram.tui.paged import unreadable
 from engram.tui.palette import (
     ACTIVE_BADGE,
     BLUE,
@@ -77,6 +79,8 @@ class ObservationDetailScreen(Screen[None]):
             )
         except EngramError as exc:
             detail = exc
+        except sqlite3.Error as exc:
+            detail = unreadable(exc)
         if not get_current_worker().is_cancelled:
             app.call_from_thread(self.show, detail)
 

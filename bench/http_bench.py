@@ -86,8 +86,15 @@ def start_server(data_dir: Path, home: Path) -> tuple[subprocess.Popen[bytes], i
     raise SystemExit("engram serve did not start")
 
 
-def measure_search(store: Store, port: int, repeats: int) -> list[dict[str, Any]]:
-    """p50/p95 of in-process search and GET /search for each term, interleaved."""
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measure_search(store: Store, port: int, repeats: int, pid: int) -> list[dict[str, Any]]:
+    """p50/p95 of in-process search and GET /search for each term, interleaved; and the CPU
+    time each costs (the server's own, read from /proc: waits for a CPU are not in it)."""
     rows = []
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     for label, rank in TERM_RANKS.items():
@@ -95,16 +102,22 @@ def measure_search(store: Store, port: int, repeats: int) -> list[dict[str, Any]
         path = f"/search?q={quote(term)}&limit=10"
         local: list[float] = []
         remote: list[float] = []
+        local_cpu = server_cpu = 0.0
         hits = len(search_op.search(store, term, project=None, limit=10))
-        for _ in range(WARM_UP + repeats):
-            started = time.perf_counter()
+        for n in range(WARM_UP + repeats):
+            started, cpu = time.perf_counter(), time.process_time()
             search_op.search(store, term, project=None, limit=10)
             local.append((time.perf_counter() - started) * 1000)
+            if n >= WARM_UP:
+                local_cpu += time.process_time() - cpu
+            server_before = cpu_seconds(pid)
             started = time.perf_counter()
             conn.request("GET", path)
             response = conn.getresponse()
             body = response.read()
             remote.append((time.perf_counter() - started) * 1000)
+            if n >= WARM_UP:
+                server_cpu += cpu_seconds(pid) - server_before
             assert response.status == 200 and len(json.loads(body)) == hits
         local, remote = local[WARM_UP:], remote[WARM_UP:]
         rows.append(
@@ -116,6 +129,8 @@ def measure_search(store: Store, port: int, repeats: int) -> list[dict[str, Any]
                 "http_p50_ms": statistics.median(remote),
                 "http_p95_ms": p95(remote),
                 "p95_ratio": p95(remote) / p95(local),
+                "in_process_cpu_ms": local_cpu / repeats * 1000,
+                "server_cpu_ms": server_cpu / repeats * 1000,
             }
         )
     conn.close()
@@ -239,7 +254,7 @@ def main() -> None:
         process, port = start_server(data_dir, home)
         try:
             with Store.open(data_dir) as store:
-                searches = measure_search(store, port, args.repeats)
+                searches = measure_search(store, port, args.repeats, process.pid)
             load, elapsed, lost = LoadResult(), 0.0, []
             if not args.no_load:
                 load, elapsed = run_load(port, args.clients, args.requests, args.seconds)
@@ -273,6 +288,13 @@ def main() -> None:
         local = f"{row['in_process_p50_ms']:.2f}/{row['in_process_p95_ms']:.2f}ms"
         remote = f"{row['http_p50_ms']:.2f}/{row['http_p95_ms']:.2f}ms"
         print(f"{row['term']:<28}{row['hits']:>5}{local:>18}{remote:>18}{row['p95_ratio']:>9.2f}x")
+    print("\nCPU time per search (waits for a CPU excluded)")
+    for row in searches:
+        ratio = row["server_cpu_ms"] / max(row["in_process_cpu_ms"], 1e-9)
+        print(
+            f"{row['term']:<28} in-process {row['in_process_cpu_ms']:.2f} ms,"
+            f" server {row['server_cpu_ms']:.2f} ms, ratio {ratio:.2f}x"
+        )
     summary = figures["load"]
     print(f"\nmixed load: {summary}")
     for line in load.errors[:5]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
 R = TypeVar("R")
@@ -23,8 +23,16 @@ class _Record:
     __slots__ = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """The record as a JSON-ready dict."""
-        return asdict(self)  # type: ignore[call-overload, no-any-return]
+        """The record as a JSON-ready dict.
+
+        Every field is a plain value (text, number, bool, None), so a shallow copy is the
+        same dict ``dataclasses.asdict`` builds — ten times cheaper (it deep-copies each
+        value), which shows on every search answered over HTTP or MCP.
+        """
+        names = _FIELDS.get(type(self))
+        if names is None:
+            names = _FIELDS[type(self)] = tuple(f.name for f in fields(self))  # type: ignore[arg-type]
+        return {name: getattr(self, name) for name in names}
 
 
 @dataclass(frozen=True, slots=True)

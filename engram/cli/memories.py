@@ -59,7 +59,8 @@ def delete_command(
     target: Annotated[
         str,
         typer.Argument(
-            metavar="TARGET", help="An observation id, or the word `session` or `prompt`."
+            metavar="TARGET",
+            help="An observation id, or the word `session`, `prompt` or `project`.",
         ),
     ],
     item: Annotated[
@@ -67,15 +68,23 @@ def delete_command(
         typer.Argument(metavar="ID", help="The session or prompt id.", show_default=False),
     ] = None,
     hard: Annotated[
-        bool, typer.Option("--hard", help="Remove the observation for good (default: soft).")
+        bool,
+        typer.Option("--hard", help="Remove observations for good (default: soft-delete them)."),
     ] = False,
     project: ProjectOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Delete an observation (soft by default), an empty session, or a prompt.
+    """Delete an observation (soft by default), an empty session, a prompt, or a project.
 
-    engram delete 42 [--hard] | engram delete session ID | engram delete prompt ID
+    engram delete 42 [--hard] | engram delete session ID | engram delete prompt ID |
+    engram delete project NAME [--hard] (its prompts go, its observations are soft-deleted or,
+    with --hard, removed, and its sessions go once nothing refers to them)
     """
+    if target == "project":
+        if item is None:
+            raise typer.BadParameter("`engram delete project` needs the project's NAME")
+        _delete_project(item, hard, as_json)
+        return
     if target in {"session", "prompt"}:
         if item is None:
             raise typer.BadParameter(f"`engram delete {target}` needs an ID")
@@ -96,6 +105,22 @@ def delete_command(
         return
     how = "deleted for good" if result.hard else "deleted (soft; `--hard` removes it for good)"
     typer.echo(f"observation #{result.id} {how}")
+
+
+def _delete_project(name: str, hard: bool, as_json: bool) -> None:
+    from engram.cli.selection import open_store
+    from engram.memory.project_cleanup import delete_project
+
+    with open_store() as store:
+        result = delete_project(store, name, hard=hard)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    how = "removed" if hard else "soft-deleted"
+    typer.echo(
+        f"project {name!r} deleted: {result.observations} observations {how}, "
+        f"{result.prompts} prompts and {result.sessions} sessions removed"
+    )
 
 
 def _delete_other(kind: str, item: str, as_json: bool) -> None:

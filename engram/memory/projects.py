@@ -118,6 +118,13 @@ def merge_projects(
             "a merge needs at least one source name and a target name",
             "pass --from NAME[,NAME...] and --to NAME",
         )
+    if variant_key(target) == "inbox":
+        raise EngramError(
+            "memory.merge_reserved_target",
+            f"{target!r} is the reserved inbox project and never a merge target",
+            "merge into the project's own name instead",
+            target=target,
+        )
     for name in names:
         if name == target or variant_key(name) != variant_key(target):
             raise EngramError(

@@ -93,6 +93,13 @@ async def test_recent_lists_active_first_and_pages(make_app: AppFactory) -> None
         assert text(app, "#position") == "showing 41-57 of 57"
         await press(pilot, "pageup")
         assert text(app, "#position") == "showing 21-40 of 57"
+        await press(pilot, "left")
+        assert text(app, "#position") == "showing 1-20 of 57"
+        await press(pilot, "left")  # no page before the first
+        assert text(app, "#position") == "showing 1-20 of 57"
+        await press(pilot, "right", "down", "down", "up")
+        assert text(app, "#position") == "showing 21-40 of 57"
+        assert cursor(app) == 1
         await press(pilot, "escape")
         assert isinstance(app.screen, DashboardScreen)
 

@@ -120,10 +120,14 @@ def read_chunk(name: str, data: bytes, *, expected_sha256: str | None = None) ->
 
 
 def _decompress(name: str, data: bytes) -> bytes:
+    if len(data) < 2 and b"\x1f\x8b".startswith(data):
+        raise _refused(name, "it is truncated (empty or one byte)")
+    if data[:2] != b"\x1f\x8b":
+        raise _refused(name, "it is not gzip data")
     try:
         return gzip.decompress(data)
-    except gzip.BadGzipFile:
-        raise _refused(name, "it is not gzip data") from None
+    except gzip.BadGzipFile as exc:
+        raise _refused(name, f"its gzip data is corrupt ({exc})") from None
     except EOFError:
         raise _refused(name, "it is truncated") from None
     except zlib.error as exc:

@@ -78,8 +78,17 @@ def new_chunks(store: Store, folder: SyncFolder) -> tuple[list[Chunk], list[str]
 
 
 def import_chunks(store: Store, folder: SyncFolder) -> ImportReport:
-    """Apply every new chunk of ``folder``, then retry deferred mutations."""
-    chunks, missing = new_chunks(store, folder)
+    """Apply every new chunk of ``folder``, then retry deferred mutations.
+
+    A refused chunk is recorded as the git target's last error (``GET /sync/status`` shows
+    phase ``failed``) before the error is raised.
+    """
+    try:
+        chunks, missing = new_chunks(store, folder)
+    except EngramError as refused:
+        with store.write() as conn:
+            sync_journal.record_sync(conn, GIT_TARGET, now=stamp(), error=refused.message)
+        raise
     report = ImportReport(missing=missing)
     for chunk in chunks:
         _apply_chunk(store, chunk, report.counts)

@@ -119,10 +119,15 @@ def test_damaged_chunk_is_refused_and_nothing_applied(
         _run(sandbox, sandbox.workspace, "sync", "--status", "--all", "--json").stdout
     )
     assert status["chunks_applied"] == 0
+    assert status["phase"] == "failed" and name in status["last_error"]
     found = _run(sandbox, sandbox.workspace, "search", "remote", "--all")
     assert "remote 2" not in found.stdout
 
     # Once the damaged file is restored (here: removed), the good chunk applies.
     (chunks / f"{name}.jsonl.gz").unlink()
     assert _run(sandbox, sandbox.workspace, "sync", "--import").returncode == 0
+    status = json.loads(
+        _run(sandbox, sandbox.workspace, "sync", "--status", "--all", "--json").stdout
+    )
+    assert status["phase"] == "idle" and status["last_error"] is None
     assert "remote 2" in _run(sandbox, sandbox.workspace, "search", "remote", "--all").stdout

@@ -85,10 +85,10 @@ KEY_FIELD = {"session": "id", "observation": "sync_id", "prompt": "sync_id", "re
 
 # Text fields that may carry user text: exported only after redaction.
 TEXT_FIELDS = {
-    "session": ("summary",),
-    "observation": ("title", "content"),
+    "session": ("summary", "directory"),
+    "observation": ("title", "content", "topic_key", "tool_name"),
     "prompt": ("content",),
-    "relation": ("reason", "evidence"),
+    "relation": ("reason", "evidence", "marked_by_actor", "marked_by_model"),
 }
 
 

@@ -216,9 +216,11 @@ def run(store: Store, address: ListenAddress, *, extra_hosts: frozenset[str]) ->
             "stop the other program, or pick another port: engram serve <port>",
         ) from exc
     from engram.store.db import Store
+    from engram.sync.cloud.status_provider import attach
 
     reader = Store(store.path)
     app = build_app(store, reader=reader, extra_hosts=extra_hosts)
+    autosync = attach(store.path.parent)  # after build_app: its /sync/status provider wraps git's
     config = uvicorn.Config(
         app, log_level="warning", access_log=False, server_header=False, lifespan="on"
     )
@@ -232,6 +234,8 @@ def run(store: Store, address: ListenAddress, *, extra_hosts: frozenset[str]) ->
         pass
     finally:
         reader.close()
+        if autosync is not None:
+            autosync.stop()
         sock.close()
         if address.socket_path is not None:
             with contextlib.suppress(OSError):

@@ -33,6 +33,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     options = parse_options(args)
     set_current_options(options)
+    _start_autosync()
     try:
         return _serve(options)
     except EngramError as exc:
@@ -40,6 +41,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+
+
+def _start_autosync() -> None:
+    """Background cloud replication when ``ENGRAM_CLOUD_AUTOSYNC`` is set (imported only then;
+    logs go to stderr, stdout stays JSON-RPC only)."""
+    import os
+
+    if not os.environ.get("ENGRAM_CLOUD_AUTOSYNC"):
+        return
+    from engram.store.datadir import resolve_data_dir
+    from engram.sync.cloud.autosync import start_for_process
+
+    start_for_process(resolve_data_dir())
 
 
 def _serve(options: ServerOptions) -> int:

@@ -199,6 +199,7 @@ def test_engram_mcp_autosync_keeps_stdout_json_only(
 
     _until(pushed, "engram-mcp to push")
     process.stdin.close()
-    out, _ = process.communicate(timeout=20)
+    out = process.stdout.read()
+    process.wait(timeout=20)
     for line in out.splitlines():
         json.loads(line)

@@ -12,12 +12,12 @@ repeat on fresh destination stores, it times the operations behind each command:
 
 - export: ``engram sync --project P`` (``export_chunk``: journal rows -> redacted mutations ->
   one gzipped chunk + manifest line) against ``engram export --project P``
-  (``export_backup`` + ``json.dumps`` + write the file);
+  (``export_backup`` + ``json.dumps`` + the command's atomic, fsynced file write);
 - import: ``engram sync --import`` (``import_chunks``: verify, apply with the convergence rule)
   against ``engram import`` (``import_backup``) into an empty store.
 
-It prints medians, the ratios sync / backup (the target is at most 1.5), and the bytes per
-observation of the chunk (gzipped) and of the backup file (plain JSON).
+It prints medians of wall-clock and CPU time, the ratios sync / backup (the target is at most
+1.5), and the bytes per observation of the chunk (gzipped) and of the backup file (JSON).
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpus
 
+from engram.cli.backup import _write_atomically as write_backup_file
 from engram.memory.backup import export_backup, import_backup
 from engram.store.db import Store
 from engram.sync.export import export_chunk
@@ -89,10 +90,12 @@ def forget_exports(store: Store) -> None:
         conn.execute("DELETE FROM sync_chunks")
 
 
-def timed(action: Callable[[], None]) -> float:
-    started = time.perf_counter()
+def timed(action: Callable[[], object]) -> tuple[float, float]:
+    """(wall, CPU) milliseconds of one call. CPU time leaves out the wait for a core, so it
+    stays comparable on a loaded machine."""
+    wall, cpu = time.perf_counter(), time.process_time()
     action()
-    return (time.perf_counter() - started) * 1000
+    return (time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000
 
 
 def one_round(source: Store, work: Path) -> dict[str, float | int]:
@@ -102,17 +105,20 @@ def one_round(source: Store, work: Path) -> dict[str, float | int]:
     forget_exports(source)
 
     def export_backup_file() -> None:
+        # What `engram export FILE` does: the same dump, written atomically with an fsync.
         text = json.dumps(export_backup(source, PROJECT), indent=2, ensure_ascii=False)
-        backup_file.write_text(text + "\n", encoding="utf-8")
+        write_backup_file(backup_file, text + "\n")
 
     found: dict[str, float | int] = {}
-    found["sync_out"] = timed(lambda: export_chunk(source, folder, project=PROJECT))
-    found["exp"] = timed(export_backup_file)
+    found["sync_out"], found["sync_out_cpu"] = timed(
+        lambda: export_chunk(source, folder, project=PROJECT)
+    )
+    found["exp"], found["exp_cpu"] = timed(export_backup_file)
     sync_store = Store.open(work / "sync-dest", env={})
     backup_store = Store.open(work / "backup-dest", env={})
-    found["sync_in"] = timed(lambda: import_chunks(sync_store, folder))
+    found["sync_in"], found["sync_in_cpu"] = timed(lambda: import_chunks(sync_store, folder))
     text = backup_file.read_text(encoding="utf-8")
-    found["imp"] = timed(lambda: import_backup(backup_store, text))
+    found["imp"], found["imp_cpu"] = timed(lambda: import_backup(backup_store, text))
     found["chunk_bytes"] = sum(p.stat().st_size for p in folder.chunks_dir.iterdir())
     found["backup_bytes"] = backup_file.stat().st_size
     found["observations"] = int(
@@ -127,7 +133,9 @@ def one_round(source: Store, work: Path) -> dict[str, float | int]:
 def run(size: int, repeats: int, root: Path) -> dict[str, list[float] | int]:
     source = Store.open(root / "source", env={})
     load_source(source, size)
-    found: dict[str, list[float] | int] = {k: [] for k in ("sync_out", "sync_in", "exp", "imp")}
+    timings = ("sync_out", "sync_in", "exp", "imp")
+    found: dict[str, list[float] | int] = {k: [] for k in timings}
+    found.update({f"{k}_cpu": [] for k in timings})
     for repeat in range(repeats + 1):  # the first round warms caches and is not counted
         one = one_round(source, root / f"r{repeat}")
         for key, value in one.items():
@@ -149,12 +157,16 @@ def report(size: int, found: dict[str, list[float] | int]) -> None:
 
     assert found["observations"] == size, "the sync import did not bring every observation"
     print(f"### {size:,} observations, one project (median of {len(found['exp'])} runs)\n")  # type: ignore[arg-type]
-    print("| step | git sync | engram export/import | ratio (sync / backup) |")
-    print("|---|---:|---:|---:|")
+    print(
+        "| step | git sync wall / CPU | engram export/import wall / CPU | ratio wall | ratio CPU |"
+    )
+    print("|---|---:|---:|---:|---:|")
     for label, ours, theirs in (("export", "sync_out", "exp"), ("import", "sync_in", "imp")):
+        ours_cpu, theirs_cpu = median(ours + "_cpu"), median(theirs + "_cpu")
         print(
-            f"| {label} | {median(ours):,.0f} ms | {median(theirs):,.0f} ms"
-            f" | {median(ours) / median(theirs):.2f}x |"
+            f"| {label} | {median(ours):,.0f} / {ours_cpu:,.0f} ms"
+            f" | {median(theirs):,.0f} / {theirs_cpu:,.0f} ms"
+            f" | {median(ours) / median(theirs):.2f}x | {ours_cpu / theirs_cpu:.2f}x |"
         )
     chunk = int(found["chunk_bytes"])  # type: ignore[arg-type]
     backup = int(found["backup_bytes"])  # type: ignore[arg-type]

@@ -21,5 +21,5 @@ def test_a_tiny_run_prints_every_figure(sandbox: Sandbox) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "### 300 observations" in result.stdout
-    assert result.stdout.count("x |") == 2  # export and import ratios
+    assert result.stdout.count("x |") == 4  # export and import ratios, wall and CPU
     assert "chunk bytes per observation:" in result.stdout

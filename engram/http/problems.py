@@ -69,4 +69,6 @@ def from_engram_error(exc: EngramError) -> HttpProblem:
     code = SEED_CODES.get(exc.code, exc.code)
     if status == 500:
         return HttpProblem(500, code, "the local store failed to answer")
+    if exc.code in SEED_CODES:  # the seed's envelope, exactly: {error, code, ...its fields}
+        return HttpProblem(status, code, exc.message, **exc.details)
     return HttpProblem(status, code, exc.message, remedy=exc.remedy, **exc.details)

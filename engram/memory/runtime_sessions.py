@@ -53,7 +53,6 @@ class Registration:
         data: dict[str, Any] = {"id": self.id, "status": "created"}
         if self.resumed_from is not None:
             data["resumed_from"] = self.resumed_from
-        data["runtime_lease_expires_at"] = self.lease_expires_at
         return data
 
 

@@ -10,9 +10,7 @@ from tests.serve.conftest import Client, new_session, save
 def test_create_is_201_and_idempotent_with_a_30_minute_lease(http: Client) -> None:
     first = new_session(http, "sess-a", "s-create")
     assert first.status == 201
-    assert first.json["id"] == "s-create"
-    assert first.json["status"] == "created"
-    assert "resumed_from" not in first.json
+    assert first.json == {"id": "s-create", "status": "created"}
     again = new_session(http, "sess-a", "s-create", directory="/tmp")
     assert again.status == 201
     got = http.get("/sessions/s-create").json
@@ -40,6 +38,7 @@ def test_project_owned_conflict_is_409_and_changes_nothing(http: Client) -> None
     before = http.get("/sessions/s-owned").json
     reply = new_session(http, "owner-two", "s-owned", ownership_mode="project_owned")
     assert reply.status == 409
+    assert set(reply.json) == {"error", "code", "session_id", "owner_project", "requested_project"}
     assert reply.json["code"] == "session_project_conflict"
     assert reply.json["session_id"] == "s-owned"
     assert reply.json["owner_project"] == "owner-one"
@@ -70,7 +69,7 @@ def test_resume_continues_an_ended_root_in_numbered_continuations(http: Client) 
     http.post("/sessions/root/end", {})
     first = new_session(http, "sess-res", "root", resume=True)
     assert first.status == 201
-    assert first.json == {**first.json, "id": "root:resume:2", "resumed_from": "root"}
+    assert first.json == {"id": "root:resume:2", "status": "created", "resumed_from": "root"}
     again = new_session(http, "sess-res", "root", resume=True)
     assert again.json["id"] == "root:resume:2"
     http.post("/sessions/root:resume:2/end", {})

@@ -13,8 +13,9 @@ cloud_app = typer.Typer(
 
 def register(app: typer.Typer) -> None:
     """Add ``engram cloud`` to the root app."""
-    from engram.cli import cloud_client, cloud_server
+    from engram.cli import cloud_client, cloud_server, cloud_upgrade
 
     cloud_client.register(cloud_app)
+    cloud_upgrade.register(cloud_app)
     cloud_server.register(cloud_app)
     app.add_typer(cloud_app)

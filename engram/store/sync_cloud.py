@@ -154,3 +154,42 @@ def save_upgrade_state(
 def clear_upgrade_state(conn: sqlite3.Connection, project: str) -> None:
     """Forget the project's upgrade progress."""
     conn.execute("DELETE FROM cloud_upgrade_state WHERE project = ?", (project,))
+
+
+def reset_cursor(conn: sqlite3.Connection, target_key: str, project: str, seq: int) -> None:
+    """Put a cursor back to exactly ``seq`` (an upgrade rollback; 0 removes it)."""
+    if seq <= 0:
+        conn.execute(
+            "DELETE FROM sync_cursors WHERE target_key = ? AND project = ?", (target_key, project)
+        )
+        return
+    conn.execute(
+        "INSERT INTO sync_cursors (target_key, project, last_seq) VALUES (?, ?, ?)"
+        " ON CONFLICT (target_key, project) DO UPDATE SET last_seq = excluded.last_seq",
+        (target_key, project, seq),
+    )
+
+
+def untitled_observations(conn: sqlite3.Connection, project: str) -> list[tuple[str, str]]:
+    """``(sync_id, content)`` of the project's live observations with a blank title."""
+    rows = conn.execute(
+        "SELECT sync_id, content FROM observations"
+        " WHERE project = ? AND trim(title) = '' ORDER BY id",
+        (project,),
+    )
+    return [(str(r[0]), str(r[1])) for r in rows]
+
+
+def set_title(conn: sqlite3.Connection, sync_id: str, title: str) -> None:
+    """Give an observation a title (its journal trigger records the change)."""
+    conn.execute("UPDATE observations SET title = ? WHERE sync_id = ?", (title, sync_id))
+
+
+def drop_untitled_journal_rows(conn: sqlite3.Connection, project: str, after_seq: int) -> int:
+    """Remove pending observation upserts with a blank title (superseded by a repair)."""
+    cur = conn.execute(
+        "DELETE FROM sync_mutations WHERE seq > ? AND project = ? AND entity = 'observation'"
+        " AND op = 'upsert' AND trim(coalesce(json_extract(payload, '$.title'), '')) = ''",
+        (after_seq, project),
+    )
+    return cur.rowcount

@@ -63,7 +63,7 @@ class LocalOnly:
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        refusal = self._refusal(headers)
+        refusal = self._refusal(headers, unix_socket=_over_unix_socket(scope))
         if refusal is None:
             await self.app(scope, receive, send)
             return
@@ -81,9 +81,13 @@ class LocalOnly:
         )
         await send({"type": "http.response.body", "body": body})
 
-    def _refusal(self, headers: dict[str, str]) -> tuple[int, str, str] | None:
+    def _refusal(
+        self, headers: dict[str, str], *, unix_socket: bool
+    ) -> tuple[int, str, str] | None:
         host = headers.get("host")
-        if host is None or not self._allowed(_host_name(host)):
+        # No browser can open a Unix socket, so no page can rebind a name onto it: any Host
+        # (curl --unix-socket sends the URL's) is fine there. Origin is still checked.
+        if not unix_socket and (host is None or not self._allowed(_host_name(host))):
             return (
                 421,
                 "http.host_not_local",
@@ -100,6 +104,12 @@ class LocalOnly:
                     "refused: requests from web pages of other origins may not use Engram",
                 )
         return None
+
+
+def _over_unix_socket(scope: Scope) -> bool:
+    """Whether the request came through a Unix socket (uvicorn reports ``(path, None)``)."""
+    server = scope.get("server")
+    return isinstance(server, tuple | list) and len(server) == 2 and server[1] is None
 
 
 def check_token(request: Request, rule: TokenRule) -> None:

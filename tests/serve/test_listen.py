@@ -55,6 +55,10 @@ def test_socket_mode_serves_every_route(sandbox: Sandbox, tmp_path: Path) -> Non
         obs_id = save(server.client, "sock", "Over a socket", "works")
         assert server.client.get(f"/observations/{obs_id}").json["title"] == "Over a socket"
         assert server.client.get("/search?q=socket&project=sock").status == 200
+        # curl --unix-socket sends the URL's host: no page can reach a socket, so it is fine
+        assert server.client.get("/health", headers={"Host": "engram"}).status == 200
+        foreign = server.client.get("/health", headers={"Origin": "http://evil.example"})
+        assert foreign.status == 403
         again = _serve(sandbox, env={"ENGRAM_SOCKET": str(path)})
         assert again.returncode == 0 and "already running" in again.stderr
     finally:

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7437
 PROBE_TIMEOUT_S = 2.0
+GRACEFUL_SHUTDOWN_S = 3
 
 
 @dataclass(frozen=True)
@@ -222,7 +223,13 @@ def run(store: Store, address: ListenAddress, *, extra_hosts: frozenset[str]) ->
     app = build_app(store, reader=reader, extra_hosts=extra_hosts)
     autosync = attach(store.path.parent)  # after build_app: its /sync/status provider wraps git's
     config = uvicorn.Config(
-        app, log_level="warning", access_log=False, server_header=False, lifespan="on"
+        app,
+        log_level="warning",
+        access_log=False,
+        server_header=False,
+        lifespan="on",
+        # An open MCP stream must not hold a stop (or a supervisor's restart) for long.
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
     )
     print(f"engram serve: listening on {address.describe()} (MCP at /mcp)", file=sys.stderr)
     # uvicorn re-raises SIGTERM after its graceful shutdown: make that a clean exit that still

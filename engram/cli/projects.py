@@ -23,13 +23,32 @@ def init_command(
         str | None, typer.Argument(help="Project name (default: this directory's name).")
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing config.")] = False,
+    confirm: Annotated[
+        bool,
+        typer.Option(
+            "--confirm",
+            help="Trust this repository with its project's memories (bind its origin).",
+        ),
+    ] = False,
 ) -> None:
-    """Pin this directory's project name in .engram/config.json."""
+    """Pin this directory's project name in .engram/config.json (or, with --confirm, let this
+    repository use the memories of the project it names)."""
     from engram.memory.project import write_project_config
 
+    if confirm:
+        _confirm(name)
+        return
     named = write_project_config(Path.cwd(), name, force=force)
     warn(named.warning)
     typer.echo(f"project {named.name!r} written to {Path('.engram') / 'config.json'}")
+
+
+def _confirm(name: str | None) -> None:
+    from engram.memory.project_binding import confirm_here
+    from engram.store.datadir import resolve_data_dir
+
+    project, origin = confirm_here(resolve_data_dir(), Path.cwd(), name)
+    typer.echo(f"{origin} may now use the memories of project {project!r}")
 
 
 @projects_app.command("list")

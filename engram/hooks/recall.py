@@ -36,10 +36,19 @@ class Memory:
         self.data_dir = data_dir
 
     def project_for(self, cwd: Path, env: Mapping[str, str]) -> str:
-        """The project the host works in ("" when the folder is ambiguous)."""
-        from engram.memory.project import resolve_project
+        """The project the host works in ("" when the folder is ambiguous).
 
-        return resolve_project(None, cwd, environ=env).project
+        Raises:
+            EngramError: ``project.unconfirmed`` when the repository claims a project it is
+                not bound to (the hook then injects and records nothing).
+        """
+        from engram.memory.project import resolve_project
+        from engram.memory.project_binding import is_trusted, untrusted_error
+
+        detection = resolve_project(None, cwd, environ=env)
+        if not is_trusted(self.store, self.data_dir, detection):
+            raise untrusted_error(detection)
+        return detection.project
 
     def start_session(self, session_id: str, project: str, directory: str) -> None:
         """Register the host's session (idempotent; an ended or foreign session is left be)."""

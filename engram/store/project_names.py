@@ -34,3 +34,13 @@ def distinct_names(conn: sqlite3.Connection) -> list[str]:
         )
         names.update(str(row[0]) for row in rows)
     return sorted(names)
+
+
+def session_directories(conn: sqlite3.Connection, name: str, limit: int = 200) -> list[str]:
+    """The working directories sessions of ``name`` were started in (most recent first)."""
+    rows = conn.execute(
+        "SELECT directory FROM sessions WHERE project = ? AND directory != ''"
+        " GROUP BY directory ORDER BY max(started_at) DESC LIMIT ?",
+        (name, limit),
+    )
+    return [str(row[0]) for row in rows]

@@ -103,6 +103,16 @@ def read_project(explicit: str | None) -> ProjectDetection:
         return detection
     detection = projects_id.detect_project(here)
     projects_id.require_single(detection)
+    return _bound(detection)
+
+
+def _bound(detection: ProjectDetection) -> ProjectDetection:
+    """A detected project, if this repository is bound to it (``project.unconfirmed``)."""
+    from engram.memory.project_binding import is_trusted, untrusted_error
+
+    store = STATE.store()
+    if not is_trusted(store, store.path.parent, detection):
+        raise untrusted_error(detection)
     return detection
 
 
@@ -143,7 +153,7 @@ def write_project(
     detection = projects_id.detect_project(here)
     if detection.source == "ambiguous":
         raise _ambiguous(detection, session_id or "")
-    return detection
+    return _bound(detection)
 
 
 def _backed(

@@ -207,9 +207,11 @@ def search_page(
     offset: int = 0,
     limit: int | None = None,
     mode: str = "all",
+    now: datetime | None = None,
 ) -> Page[ListedObservation]:
-    """A page of search results, best first (the same ranking as ``engram search``). The
-    total counts no further than the ranked window of newest matches.
+    """A page of search results, best first (the same ranking as ``engram search``; results
+    of active sessions are marked, not moved). The total counts no further than the ranked
+    window of newest matches.
 
     Raises:
         EngramError: ``memory.empty_query``, ``memory.bad_mode``.
@@ -222,9 +224,17 @@ def search_page(
         # rows holding every word, or at least what this page shows: with too few of them
         # the ranking fills the page with partial matches
         count = max(count_matches(conn, query, project=project), offset + len(scored))
+        since = stamp((now or utc_now()) - ACTIVE_WINDOW)
+        active = set(
+            browse.active_session_ids(conn, project=project, since=since, limit=MAX_ACTIVE_SESSIONS)
+        )
     total, more = _capped(count, WINDOW)
     items = tuple(
-        ListedObservation(s.observation, False, notes.get(s.observation.sync_id, ()))
+        ListedObservation(
+            s.observation,
+            s.observation.session_id in active,
+            notes.get(s.observation.sync_id, ()),
+        )
         for s in scored
     )
     return Page(items, offset, total, more)

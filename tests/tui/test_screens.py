@@ -235,6 +235,9 @@ async def test_search_shows_relation_notes_and_empty_input(make_app: AppFactory)
         assert text(app, "#status") == "type at least one word to search for"
         await pilot.press(*"Use", "space", *"SQLite", "space", "WAL")
         await press(pilot, "enter")
+        # Results of the active session are marked, in ranking order.
+        marked = [line.split(" ")[0] for line in items(app) if "(active)" in line.split("\n")[0]]
+        assert marked == ["#55"]
         notes = [line for line in items(app) if "superseded_by" in line]
         assert notes and "superseded_by: #55 (Live: Use SQLite WAL for the store)" in notes[0]
         await press(pilot, "slash")

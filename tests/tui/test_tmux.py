@@ -61,6 +61,8 @@ def terminal(sandbox: Sandbox) -> Iterator[Terminal]:
         seed(store)
     term = Terminal(f"engram-tui-{os.getpid()}-{sandbox.root.name}")
     env = sandbox.env(ENGRAM_TIMEZONE=ZONE, TERM="xterm-256color")
+    for sized in ("COLUMNS", "LINES"):  # they would override the pane's size
+        env.pop(sized, None)
     command = " ".join(
         [
             *(f"{key}={_quote(value)}" for key, value in env.items() if key.isidentifier()),

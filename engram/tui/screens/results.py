@@ -20,4 +20,6 @@ class SearchResultsScreen(ObservationListScreen):
 
     def fetch_page(self, offset: int) -> Page[Any]:
         app = self.engram
-        return search_page(app.store, self.search_text, project=app.project, offset=offset)
+        return search_page(
+            app.store, self.search_text, project=app.project, offset=offset, now=app.now
+        )

@@ -91,7 +91,7 @@ def build_synthetic(size: int, cache: Path = CACHE) -> Path:
     if data_dir.exists():
         for leftover in data_dir.iterdir():
             leftover.unlink()
-    data_dir.mkdir(parents=True, exist_ok=True)
+    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     started = time.perf_counter()
     with Store.open(data_dir) as store:
         conn = store.connection
@@ -238,7 +238,7 @@ def labelled_store(size: int, data: retrieval_set.RetrievalSet, cache: Path = CA
     observations."""
     if size == 0:
         data_dir = cache / "retrieval-labelled"
-        data_dir.mkdir(parents=True, exist_ok=True)
+        data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     else:
         data_dir = build_synthetic(size, cache)
     install_labels(data_dir, data, size)

@@ -16,7 +16,8 @@ Public API (import from the submodules; this package imports nothing heavy):
   :mod:`engram.store.prompts` —
   SQL functions taking a ``sqlite3.Connection``; writers run inside ``store.write()``.
 - :mod:`engram.store.fts` — ``MatchQuery.build(text, mode)``: sanitised FTS5 queries that never
-  raise a syntax error, ``rank_window`` bounded ranking; :mod:`engram.store.search` —
+  raise a syntax error, ``rank_window`` (prompts' bounded ranking); :mod:`engram.store.ranking`
+  — ``rank``: the observations' best-match ranking; :mod:`engram.store.search` —
   ``search_observations(conn, query, project=, type=, scope=, limit=)``.
 
 Nothing here imports pydantic, typer or the MCP SDK: the hook path imports the store.

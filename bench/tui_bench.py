@@ -117,7 +117,7 @@ def in_terminal(data_dir: Path, observations: int) -> tuple[float, float]:
         "110",
         "-y",
         "34",
-        f"env {env} {ENGRAM} tui --all",
+        f"env -u COLUMNS -u LINES {env} {ENGRAM} tui --all",
     )
     try:
         _wait_screen(socket, f"{observations:,}")

@@ -185,7 +185,7 @@ def api(served: Server) -> Client:
 
 @pytest.fixture(scope="module")
 def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """One ``engram serve`` for a whole test module (tests use their own project names)."""
+    """One ``engram serve`` on TCP for a whole test module (tests use their own projects)."""
     server = start_server(Sandbox(tmp_path_factory.mktemp("served")))
     try:
         yield server
@@ -195,8 +195,32 @@ def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture
 def http(shared_server: Server) -> Client:
-    """A client of the module's shared server."""
+    """A client of the module's shared TCP server."""
     return shared_server.client
+
+
+@pytest.fixture(scope="module", params=["tcp", "unix-socket"])
+def either_server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    """One ``engram serve`` per module and transport: the same routes over TCP and over
+    ``ENGRAM_SOCKET``."""
+    sandbox = Sandbox(tmp_path_factory.mktemp("served"))
+    if request.param == "tcp":
+        server = start_server(sandbox)
+    else:
+        path = sandbox.root / "engram.sock"
+        server = start_server(sandbox, env={"ENGRAM_SOCKET": str(path)}, socket_path=path)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def route(either_server: Server) -> Client:
+    """A client of the module's server, once over TCP and once over the Unix socket."""
+    return either_server.client
 
 
 def new_session(client: Client, project: str, session_id: str, **extra: Any) -> Reply:

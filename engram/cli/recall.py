@@ -34,7 +34,11 @@ def search_command(
     project: ProjectOption = None,
     all_projects: AllOption = False,
     match: Annotated[
-        MatchMode, typer.Option("--match", help="all: every word must match; any: one is enough.")
+        MatchMode,
+        typer.Option(
+            "--match",
+            help="all: rows with every word first, partial matches fill up; any: by score.",
+        ),
     ] = MatchMode.ALL,
     limit: Annotated[
         int, typer.Option("--limit", min=1, max=20, help="Results (default 10, max 20).")

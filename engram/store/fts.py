@@ -3,7 +3,8 @@
 **Sanitising.** ``MatchQuery.build(text, mode)`` keeps every whitespace-separated word that
 holds a letter or digit and wraps it in an FTS5 string (``"foo-bar"``, inner quotes doubled),
 so no user input can raise an FTS5 syntax error: ``AND``, ``NEAR``, ``*``, ``:``, brackets are
-literal text. ``mode="all"`` requires every word, ``mode="any"`` one of them.
+literal text. ``mode="all"`` joins the words with AND, ``mode="any"`` with OR (the
+ranking in :mod:`engram.store.ranking` uses both).
 
 **Filters.** Each indexed row carries ``search_keys`` tokens (``p<hex(project)>``,
 ``t<hex(type)>``, ``s<hex(scope)>``), so filters are single index tokens that FTS5 intersects

@@ -129,7 +129,8 @@ register(
             Param(
                 "mode",
                 "string",
-                "all: every word must match (default); any: one word is enough",
+                "all (default): rows holding every word first, best partial matches after them when"
+                " too few; any: best match by score alone",
                 enum=("all", "any"),
             ),
         ),

@@ -1,0 +1,60 @@
+"""Per-project cloud remotes and ``engram cloud status``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engram.cloud.scratch_postgres import ScratchPostgres
+from engram.testing import Sandbox
+from tests.cloud.conftest import SYNC_TOKEN, CloudServer, StartServer, server_env
+from tests.cloud.laptops import Laptop
+
+
+def _keys(server: CloudServer, token: str, project: str) -> set[str]:
+    body = server.client(token).get("/sync/mutations/pull", params={"project": project}).json()
+    return {m["key"] for m in body["mutations"]}
+
+
+def test_a_routed_project_uses_only_its_own_server_and_token(
+    sandbox: Sandbox,
+    cloud: CloudServer,
+    start_server: StartServer,
+    postgres: ScratchPostgres,
+    tmp_path: Path,
+) -> None:
+    other_db = postgres.create_database(f"remote_{tmp_path.name[:20]}")
+    team_cloud = start_server(server_env(other_db, ENGRAM_CLOUD_TOKEN="team-token"))
+    laptop = Laptop(tmp_path / "a", sandbox.env(ENGRAM_CLOUD_TOKEN=SYNC_TOKEN))
+    laptop.ok("cloud", "config", "--server", cloud.url)
+    laptop.ok("save", "team fact", "for the team cloud", "--project", "team-app")
+    laptop.ok("save", "own fact", "for the global cloud", "--project", "mine")
+    for project in ("team-app", "mine"):
+        laptop.ok("cloud", "enroll", project)
+    laptop.ok("cloud", "config", "--project", "team-app", "--server", team_cloud.url)
+    no_token = laptop.run("sync", "--cloud", "--project", "team-app")
+    assert no_token.returncode == 1 and no_token.stderr.startswith("error: auth_required")
+    routed = laptop.ok(
+        "cloud",
+        "config",
+        "--project",
+        "team-app",
+        "--server",
+        team_cloud.url,
+        "--token",
+        "team-token",
+    )
+    assert f"now syncs with {team_cloud.url}" in routed
+    laptop.ok("sync", "--cloud", "--project", "team-app")
+    laptop.ok("sync", "--cloud", "--project", "mine")
+    assert len(_keys(team_cloud, "team-token", "team-app")) == 2  # its session + observation
+    assert _keys(cloud, SYNC_TOKEN, "team-app") == set()
+    assert len(_keys(cloud, SYNC_TOKEN, "mine")) == 2
+    status = laptop.ok("cloud", "status")
+    assert f"Cloud: {cloud.url}" in status
+    assert f"Remote for team-app: {team_cloud.url} token team…" in status
+    assert "Local daemon: not running" in status
+    assert "team-token" not in status and SYNC_TOKEN not in status
+    # Back to the global remote: the project's history is re-queued there in full.
+    laptop.ok("cloud", "config", "--project", "team-app", "--clear")
+    laptop.ok("sync", "--cloud", "--project", "team-app")
+    assert _keys(cloud, SYNC_TOKEN, "team-app") == _keys(team_cloud, "team-token", "team-app")

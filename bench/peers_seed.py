@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
+import time
 from pathlib import Path
 
 import corpus
 
 PROJECT = "peers"
+SEED_MARKER = "zzseedcomplete"  # in the last seeded note only: the index has caught up
 
 
 def _base_env(folder: Path) -> dict[str, str]:
@@ -83,20 +84,31 @@ def basic_env(folder: Path) -> dict[str, str]:
 
 
 def seed_basic(folder: Path, items: list[corpus.SyntheticObservation]) -> None:
-    """One Markdown note per item, then basic-memory's own indexing of the folder."""
+    """One Markdown note per item, indexed by basic-memory's own start-up sync (its MCP
+    server indexes the project folder in the background; we wait until the last note is
+    searchable)."""
+    from peers_setup import basic_memory
+    from stdio_client import StdioServer
+
     notes = folder / "notes" / "notes"
     notes.mkdir(parents=True, exist_ok=True)
     for i, item in enumerate(items):
         title = f"{item.title} {i}"
         slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
-        body = f"---\ntitle: {title}\ntype: note\npermalink: notes/{slug}\n---\n\n{item.content}\n"
-        (notes / f"{slug}.md").write_text(body, encoding="utf-8")
-    binary = Path(__file__).resolve().parent / ".cache" / "peers" / "basic-memory" / "bin"
-    subprocess.run(
-        [str(binary / "basic-memory"), "reindex"],
-        env=basic_env(folder),
-        cwd=folder,
-        check=True,
-        capture_output=True,
-        timeout=3600,
-    )
+        body = item.content + (f" {SEED_MARKER}" if i == len(items) - 1 else "")
+        text = f"---\ntitle: {title}\ntype: note\npermalink: notes/{slug}\n---\n\n{body}\n"
+        (notes / f"{slug}.md").write_text(text, encoding="utf-8")
+    argv = basic_memory()
+    assert argv is not None
+    server = StdioServer(argv, basic_env(folder), folder)
+    try:
+        server.open_session()
+        deadline = time.monotonic() + 3600
+        while time.monotonic() < deadline:
+            found = server.call("search_notes", {"query": SEED_MARKER, "page_size": 1})
+            if "1 result" in json.dumps(found):
+                return
+            time.sleep(2)
+        raise RuntimeError("basic-memory did not index the seeded notes within an hour")
+    finally:
+        server.close()

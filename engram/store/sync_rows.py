@@ -41,6 +41,8 @@ TABLES: dict[str, tuple[str, str, tuple[str, ...]]] = {
                 "created_at",
                 "updated_at",
                 "deleted_at",
+                "duplicate_count",
+                "last_seen_at",
             ]
         ),
     ),
@@ -100,21 +102,23 @@ def existing_keys(conn: sqlite3.Connection, entity: str, keys: Iterable[str]) ->
 
 
 def insert(conn: sqlite3.Connection, entity: str, payload: Mapping[str, Any]) -> None:
-    """Insert an entity that has no row here yet."""
+    """Insert an entity that has no row here yet (an older payload without the observation
+    counters gets one sighting, last seen when it was last updated)."""
     table, _, columns = TABLES[entity]
     names = list(columns)
-    values = [payload[name] for name in columns]
+    values = [payload.get(name) for name in columns]
     if entity == "observation":
-        names.append("last_seen_at")
-        values.append(payload["updated_at"])
+        values[names.index("duplicate_count")] = payload.get("duplicate_count", 1)
+        values[names.index("last_seen_at")] = payload.get("last_seen_at", payload["updated_at"])
     marks = ", ".join("?" * len(names))
     conn.execute(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({marks})", values)
 
 
 def overwrite(conn: sqlite3.Connection, entity: str, payload: Mapping[str, Any]) -> None:
-    """Replace the shared fields of an existing entity's row."""
+    """Replace the shared fields of an existing entity's row (fields the payload lacks keep
+    their value here)."""
     table, key_column, columns = TABLES[entity]
-    changed = [name for name in columns if name != key_column]
+    changed = [name for name in columns if name != key_column and name in payload]
     sets = ", ".join(f"{name} = ?" for name in changed)
     conn.execute(
         f"UPDATE {table} SET {sets} WHERE {key_column} = ?",

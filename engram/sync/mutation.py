@@ -53,6 +53,8 @@ UPSERT_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
         "created_at": _STR,
         "updated_at": _STR,
         "deleted_at": _OPT_STR,
+        "duplicate_count": _INT,
+        "last_seen_at": _OPT_STR,
     },
     "prompt": {
         "sync_id": _STR,
@@ -79,6 +81,9 @@ UPSERT_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
         "updated_at": _STR,
     },
 }
+
+# Fields a payload may lack (journaled before migration 0010): the receiver keeps its own.
+OPTIONAL_FIELDS = {"observation": frozenset({"duplicate_count", "last_seen_at"})}
 
 # The field of an upsert payload that must equal the mutation's ``key``.
 KEY_FIELD = {"session": "id", "observation": "sync_id", "prompt": "sync_id", "relation": "sync_id"}
@@ -166,7 +171,10 @@ def parse_mutation(data: object) -> Mutation:
 
 
 def _check_upsert(entity: str, key: str, payload: dict[str, Any]) -> None:
+    optional = OPTIONAL_FIELDS.get(entity, frozenset())
     for name, types in UPSERT_FIELDS[entity].items():
+        if name not in payload and name in optional:
+            continue
         if name not in payload:
             raise MalformedMutation(f"{entity} payload lacks {name!r}")
         value = payload[name]

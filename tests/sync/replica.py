@@ -26,7 +26,8 @@ SNAPSHOT = {
     "observations": (
         "sync_id",
         "sync_id, session_id, type, title, content, tool_name, project, scope, topic_key,"
-        " normalized_hash, revision_count, expires_at, created_at, updated_at, deleted_at",
+        " normalized_hash, revision_count, expires_at, created_at, updated_at, deleted_at,"
+        " duplicate_count, last_seen_at",
     ),
     "user_prompts": ("sync_id", "sync_id, session_id, content, project, created_at"),
     "memory_relations": (

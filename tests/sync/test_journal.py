@@ -71,11 +71,18 @@ def test_local_only_state_is_never_journaled(store: Store) -> None:
     set_pinned(store, obs.id, True)
     set_pinned(store, obs.id, False)
     mark_reviewed(store, obs.id)
-    save_observation(store, title="pin me", content="body", project="p")  # duplicate: counted
     assert len(_journal(store)) == before
     payloads = json.dumps([p for *_, p in _journal(store)])
-    for local in ("pinned", "review_after", "duplicate_count", "last_seen_at", "lease"):
+    for local in ("pinned", "review_after", "lease"):
         assert local not in payloads
+
+
+def test_a_duplicate_save_travels_as_a_counter(store: Store) -> None:
+    save_observation(store, title="dup", content="same body", project="p")
+    save_observation(store, title="dup", content="same body", project="p")
+    last = _journal(store)[-1]
+    assert (last[1], last[3]) == ("observation", "upsert")
+    assert last[4]["duplicate_count"] == 2
 
 
 def test_prompts_sessions_and_relations_are_journaled(store: Store) -> None:

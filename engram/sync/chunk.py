@@ -98,6 +98,8 @@ def read_chunk(name: str, data: bytes, *, expected_sha256: str | None = None) ->
     Raises:
         EngramError: ``sync.bad_chunk`` naming the chunk and what is wrong with it.
     """
+    if chunk_id_from_name(name + SUFFIX) is None:
+        raise _refused(name, f"its file name is not <{ID_LENGTH} hex digits>{SUFFIX}")
     raw = _decompress(name, data)
     digest = hashlib.sha256(raw).hexdigest()
     if digest[:ID_LENGTH] != name or (expected_sha256 and expected_sha256 != digest):

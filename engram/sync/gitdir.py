@@ -20,7 +20,7 @@ from pathlib import Path
 from engram.edit.atomic import write_atomic
 from engram.errors import EngramError
 from engram.memory.git_repo import find_git_repo
-from engram.sync.chunk import EncodedChunk, chunk_id_from_name
+from engram.sync.chunk import SUFFIX, EncodedChunk
 from engram.sync.manifest import ManifestEntry, append_entry, empty_manifest, parse_manifest
 
 GIT_TARGET = "git"
@@ -91,12 +91,12 @@ class SyncFolder:
                 f"cannot list {self.chunks_dir}: {exc.strerror or exc}",
                 "make .engram/chunks a readable folder (restore it from git)",
             ) from exc
-        found = {}
-        for entry in entries:
-            chunk_id = chunk_id_from_name(entry.name)
-            if chunk_id is not None and entry.is_file():
-                found[chunk_id] = entry
-        return found
+        # Every *.jsonl.gz counts, so a misnamed file is refused by name instead of ignored.
+        return {
+            entry.name[: -len(SUFFIX)]: entry
+            for entry in entries
+            if entry.name.endswith(SUFFIX) and not entry.name.startswith(".")
+        }
 
     def write_chunk(self, chunk: EncodedChunk, entry: ManifestEntry) -> Path:
         """Write a new chunk file (never overwriting one) and list it in the manifest."""

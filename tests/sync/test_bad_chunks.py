@@ -87,9 +87,15 @@ def _short_of_header() -> tuple[str, bytes]:
     return _raw_chunk(("\n".join([header, *_good_lines()]) + "\n").encode())
 
 
+def _misnamed() -> tuple[str, bytes]:
+    chunk = encode_chunk("feedfacecafebeef", "2026-01-01 00:00:00", _good_lines())
+    return "from-a-teammate", chunk.data
+
+
 @pytest.mark.parametrize(
     ("make", "why"),
     [
+        (_misnamed, "file name is not"),
         (_truncated, "truncated"),
         (_not_gzip, "not gzip"),
         (_hash_mismatch, "SHA-256 does not match"),

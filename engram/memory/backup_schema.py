@@ -128,6 +128,9 @@ def validate(data: dict[str, Any], version: str, *, source: str) -> BackupRows:
         relations=[] if legacy else _records(data, "relations", RELATION, source),
     )
     _redact_private(rows)
+    from engram.memory.backup_checks import check_rows
+
+    check_rows(rows, lambda why: invalid(source, why))
     for kind, records in (("obs", rows.observations), ("prompt", rows.prompts)):
         for record in records:
             if not record["sync_id"]:

@@ -195,7 +195,19 @@ def soft_delete(conn: sqlite3.Connection, obs_id: int, now: str) -> bool:
 
 
 def hard_delete(conn: sqlite3.Connection, obs_id: int) -> bool:
-    """Remove the row for good; False if there was none."""
+    """Remove the row for good; False if there was none.
+
+    Relations that pointed at it stay as ``orphaned`` audit rows (an export of the store then
+    still re-imports: orphaned relations may name observations that no longer exist).
+    """
+    conn.execute(
+        "WITH gone(sync_id) AS (SELECT sync_id FROM observations WHERE id = ?)"
+        " UPDATE memory_relations SET judgment_status = 'orphaned',"
+        " updated_at = strftime('%Y-%m-%d %H:%M:%S', 'now')"
+        " WHERE judgment_status != 'orphaned'"
+        " AND (source_id IN (SELECT sync_id FROM gone) OR target_id IN (SELECT sync_id FROM gone))",
+        (obs_id,),
+    )
     return conn.execute("DELETE FROM observations WHERE id = ?", (obs_id,)).rowcount > 0
 
 

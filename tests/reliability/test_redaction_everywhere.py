@@ -188,6 +188,8 @@ def _import_file(engram: Run, sandbox: Sandbox) -> None:
         "type",
         "marked_by_kind",
         "normalized_hash",
+        "expires_at",
+        "superseded_at",
     }
     for kind in ("observations", "sessions", "prompts", "relations"):
         for row in exported.get(kind, []):

@@ -8,8 +8,8 @@ most a fixed number of rowids per word instead, and still finds:
 - **rows whose title holds every word**, however old (``TITLE_WINDOW`` newest of them, from
   the title-only index): a window of newest matches can no longer hide an exact title match
   behind a thousand newer notes that merely mention the same common words;
-- **rows holding every content word** (``STOP_WORDS`` left out), in the text and the title:
-  a question's "where", "how", "did" are in no memory;
+- **rows holding every content word** (``STOP_WORDS`` left out) in the title, and in the
+  text when one of them is distinctive: a question's "where", "how", "did" are in no memory;
 - **rows holding some of the words** (best match): each word's ``POSTINGS`` newest matches
   under the filters. A word with fewer (a distinctive word) is read in full, title matches
   too, so a row holding only the distinctive half of a query is always a candidate; a common

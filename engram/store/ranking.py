@@ -101,6 +101,8 @@ STOP_WORDS = frozenset(
     ]
 )
 
+_PUNCTUATION = "?!.,:;\"'()[]"
+
 TEXT_TABLE = "observations_fts"
 TITLE_TABLE = "observation_titles"
 
@@ -125,8 +127,8 @@ def _newest(conn: sqlite3.Connection, table: str, expression: str, limit: int) -
 @dataclass
 class _Term:
     weight: float
-    rows: set[int]  # every row holding it (complete) or none (a common word: not read)
-    titles: set[int]  # its newest title matches
+    rows: set[int]  # its newest rows under the filters: all of them when complete
+    titles: set[int]  # its title matches (a common word's: only in the every-word range)
     complete: bool
 
 
@@ -201,7 +203,9 @@ def _add_content_word_matches(
 ) -> None:
     """Questions carry words no memory holds ("where", "did"): rows holding every *content*
     word (stop words left out) are candidates too, in the text and in the title."""
-    content = [i for i, word in enumerate(scored) if word.lower() not in STOP_WORDS]
+    content = [
+        i for i, word in enumerate(scored) if word.lower().strip(_PUNCTUATION) not in STOP_WORDS
+    ]
     if not content or len(content) == len(query.terms):
         return
     words = MatchQuery(tuple(scored[i] for i in content), "all", query.keys).expression

@@ -60,7 +60,7 @@ def test_a_row_holding_only_the_distinctive_words_is_found(store: Store) -> None
     target = _add(store, "Fix ledger drift", "balances diverged after the nightly job")
     _bulk(store, 300, "routine", "nightly job ran fine")
     # 'why' and 'did' are in no memory: every-word matching finds nothing at all
-    found = _ids(store, "why did ledger balances diverge")
+    found = _ids(store, "Why did the ledger balances diverge?")
     assert found[0] == target
 
 

@@ -21,7 +21,7 @@ from engram.store.db import Store
 from engram.sync.apply import Applier, ApplyCounts, MissingParent
 from engram.sync.chunk import Chunk, read_chunk
 from engram.sync.gitdir import GIT_TARGET, SyncFolder
-from engram.sync.mutation import MalformedMutation, Mutation, parse_mutation
+from engram.sync.mutation import Mutation, parse_mutation
 
 
 @dataclass
@@ -144,27 +144,43 @@ def _defer(conn: Any, mutation: Mutation, error: str, now: str, target_key: str)
 
 
 def retry_deferred(store: Store, report: ImportReport | None = None) -> ImportReport:
-    """Retry every ``deferred`` row once: applied rows leave the queue, each failure counts,
-    and the fifth failure makes a row ``dead``."""
+    """Retry every ``deferred`` row: rows that apply leave the queue (passes repeat while
+    some succeed, so a row waiting on another deferred row follows it); each call counts one
+    failure for a row still waiting, and the fifth makes it ``dead``."""
     report = report if report is not None else ImportReport()
     now = stamp()
     with store.write() as conn:
-        rows = sync_deferred.waiting(conn)
-        if not rows:
+        waiting = sync_deferred.waiting(conn)
+        if not waiting:
             return report
+        report.retried += len(waiting)
         applier = Applier(conn, sync_journal.device_id(conn), now, sync_journal.last_seq(conn))
-        for row in rows:
-            report.retried += 1
-            try:
-                mutation = parse_mutation(json.loads(row.line))
-                applier.apply(mutation)
-            except MissingParent as missing:
-                report.dead += sync_deferred.mark_failed(conn, row.id, str(missing), now)
-                continue
-            except (ValueError, MalformedMutation) as exc:
-                report.dead += sync_deferred.mark_failed(conn, row.id, f"malformed: {exc}", now)
-                continue
-            sync_deferred.mark_applied(conn, row.id, now)
-            report.recovered += 1
+        errors: dict[int, str] = {}
+        progress = True
+        while waiting and progress:
+            progress, still = False, []
+            for row in waiting:
+                error = _retry_one(applier, row.line)
+                if error is None:
+                    sync_deferred.mark_applied(conn, row.id, now)
+                    report.recovered += 1
+                    progress = True
+                else:
+                    errors[row.id] = error
+                    still.append(row)
+            waiting = still
+        for row in waiting:
+            report.dead += sync_deferred.mark_failed(conn, row.id, errors[row.id], now)
         applier.finish()
     return report
+
+
+def _retry_one(applier: Applier, line: str) -> str | None:
+    """Apply one queued mutation line; the error that keeps it waiting, or None."""
+    try:
+        applier.apply(parse_mutation(json.loads(line)))
+    except MissingParent as missing:
+        return str(missing)
+    except ValueError as exc:  # not JSON, or a MalformedMutation
+        return f"malformed: {exc}"
+    return None

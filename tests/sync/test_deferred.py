@@ -14,11 +14,11 @@ from tests.sync.replica import Replica
 ORIGIN = "feedfacecafebeef"
 
 
-def _observation(seq: int, key: str) -> str:
+def _observation(seq: int, key: str, session_id: str | None = None) -> str:
     return json.dumps({
         "origin": ORIGIN, "seq": seq, "entity": "observation", "key": key, "op": "upsert",
         "project": "acme",
-        "payload": {"sync_id": key, "session_id": None, "type": "manual", "title": key,
+        "payload": {"sync_id": key, "session_id": session_id, "type": "manual", "title": key,
                     "content": "body", "tool_name": None, "project": "acme", "scope": "project",
                     "topic_key": None, "normalized_hash": "h", "revision_count": 1,
                     "expires_at": None, "created_at": "2026-01-01 00:00:00",
@@ -106,4 +106,30 @@ def test_chunks_on_disk_but_missing_from_the_manifest_are_imported(tmp_path: Pat
     assert replica.folder.manifest() == []
     assert replica.import_().counts.applied == 1
     assert "obs-a" in replica.observation_ids()
+    replica.close()
+
+
+def _session(seq: int, key: str) -> str:
+    return json.dumps({
+        "origin": ORIGIN, "seq": seq, "entity": "session", "key": key, "op": "upsert",
+        "project": "acme",
+        "payload": {"id": key, "project": "acme", "ownership_mode": "shared", "directory": "",
+                    "started_at": "2026-01-01 00:00:00", "ended_at": None, "summary": None},
+    })  # fmt: skip
+
+
+def test_a_chain_of_waiting_mutations_applies_in_one_import(tmp_path: Path) -> None:
+    replica = Replica(tmp_path / "r")
+    # The relation waits for obs-b, which waits for its session.
+    _drop(
+        replica.folder,
+        "2026-01-01 00:00:01",
+        [_observation(1, "obs-a"), _relation(2, "obs-a", "obs-b"), _observation(3, "obs-b", "s-b")],
+    )
+    assert replica.import_().counts.deferred == 2
+    _drop(replica.folder, "2026-01-01 00:00:02", [_session(4, "s-b")])
+    report = replica.import_()
+    assert report.recovered == 2
+    assert _relations(replica) == ["rel-1"]
+    assert "obs-b" in replica.observation_ids()
     replica.close()

@@ -51,7 +51,7 @@ def load_command(
             full=full,
             explain=explain,
         )
-    text = pack.text or "(no governed memory routed to this task)"
+    text = pack.with_journal() or "(no governed memory routed to this task)"
     if explain and not as_json:
         text += "\n" + "\n".join(
             f"  {e['id']}: {e['tier']} — {e['reason']} (score {e['score']})" for e in pack.explain

@@ -116,7 +116,7 @@ def run_load(call: ToolCall) -> ToolOutcome:
         full=call.get("full", False),
         explain=call.get("explain", False),
     )
-    text = pack.text or "(no governed memory routed to this task)"
+    text = pack.with_journal() or "(no governed memory routed to this task)"
     return ToolOutcome(text, pack.to_dict())
 
 
@@ -140,7 +140,11 @@ def run_search(call: ToolCall) -> ToolOutcome:
         scope=call.get("scope"),
     )
     lines = [f"{h.id} [{h.type}, {h.scope}] score {h.score}: {h.title}" for h in hits]
-    return ToolOutcome("\n".join(lines) or "no matches", {"entries": [h.to_dict() for h in hits]})
+    journal = gm.journal_matches(knowledge_base(), call.get("query", ""))
+    if journal:
+        lines += ["", gm.journal_section(journal).rstrip("\n")]
+    data = {"entries": [h.to_dict() for h in hits], "journal": [m.to_dict() for m in journal]}
+    return ToolOutcome("\n".join(lines) or "no matches", data)
 
 
 def run_verify(call: ToolCall) -> ToolOutcome:

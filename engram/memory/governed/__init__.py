@@ -17,6 +17,7 @@ from engram.memory.governed.base import KnowledgeBase, open_knowledge_base
 from engram.memory.governed.commit import commit, select_numbers, write_candidates
 from engram.memory.governed.config import GovernedConfig, load_config
 from engram.memory.governed.health import status, status_text, verify
+from engram.memory.governed.journal import JournalMatch, journal_matches, journal_section
 from engram.memory.governed.load import fetch, index_cards, load, most_used
 from engram.memory.governed.models import Candidate, CommitOutcome, LoadPack, Proposal, Route
 from engram.memory.governed.notes import promote, propose_note
@@ -31,6 +32,7 @@ __all__ = [
     "Candidate",
     "CommitOutcome",
     "GovernedConfig",
+    "JournalMatch",
     "KnowledgeBase",
     "LoadPack",
     "Proposal",
@@ -42,6 +44,8 @@ __all__ = [
     "estimate_tokens",
     "fetch",
     "index_cards",
+    "journal_matches",
+    "journal_section",
     "load",
     "load_config",
     "most_used",

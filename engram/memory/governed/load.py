@@ -15,6 +15,7 @@ from typing import Any
 
 from engram.errors import EngramError
 from engram.memory.governed.base import KnowledgeBase
+from engram.memory.governed.journal import journal_matches, journal_section
 from engram.memory.governed.models import LoadPack, Memory
 from engram.memory.governed.prefs import get_rule_variant
 from engram.memory.governed.routing import RoutedMemory, route_memories
@@ -128,6 +129,7 @@ def load(
     text = packer.text(header)
     with sql.immediate(kb.conn):
         sql.bump_counter(kb.conn, [r.memory.rowid for r in tiers["body"]], "usage_count")
+    journal = journal_matches(kb, query) if query.strip() else []
     return LoadPack(
         text=text,
         selected_keys=tuple(r.memory.key for r in routed),
@@ -138,6 +140,8 @@ def load(
         budget_tokens=budget,
         kinds=kinds,
         explain=_explain(tiers) if explain else (),
+        journal=tuple(m.to_dict() for m in journal),
+        journal_text=journal_section(journal),
     )
 
 

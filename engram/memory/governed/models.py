@@ -201,6 +201,9 @@ class LoadPack:
     budget_tokens: int | None
     kinds: tuple[str, ...] = ()
     explain: tuple[dict[str, Any], ...] = field(default=())
+    # Matching journal entries (the other tier), labelled and kept out of the approved pack.
+    journal: tuple[dict[str, Any], ...] = field(default=())
+    journal_text: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """The ``structuredContent.data`` of ``engram_load``."""
@@ -215,7 +218,14 @@ class LoadPack:
         }
         if self.explain:
             data["explain"] = list(self.explain)
+        data["journal"] = list(self.journal)
         return data
+
+    def with_journal(self) -> str:
+        """The approved pack's text, then the labelled journal section (when any matched)."""
+        if not self.journal_text:
+            return self.text
+        return (self.text.rstrip("\n") + "\n\n" if self.text else "") + self.journal_text
 
 
 @dataclass(frozen=True, slots=True)

@@ -60,3 +60,15 @@ def test_cursor_and_windsurf_list_commands_directly() -> None:
         "show_output": False,
     }
     assert render.hook_groups("antigravity") == {}
+
+
+def test_the_installed_protocol_asks_for_key_learnings_and_explains_scope() -> None:
+    from engram.hooks import render
+
+    for text in (
+        render.instruction_block("claude"),
+        render.skill_files()["memory-protocol/SKILL.md"],
+    ):
+        assert "## Key Learnings:" in text
+        assert "mem_capture_passive" in text
+        assert "`personal`" in text and "`global`" in text and "`project`" in text

@@ -78,8 +78,9 @@ def run_list_projects(call: ToolCall) -> ToolOutcome:
 
 
 def run_stats(call: ToolCall) -> ToolOutcome:
-    """mem_stats: counts of sessions, observations, prompts, pins and relations."""
-    detection = read_project(call.get("project")) if call.get("project") else None
+    """mem_stats: counts for the current project (or ``project``); every project only when
+    ``all_projects`` is true."""
+    detection = None if call.get("all_projects") else read_project(call.get("project"))
     found = projects.stats(STATE.store(), project=detection.project if detection else None)
     text = (
         f"Sessions: {found.sessions}\nObservations: {found.observations}\n"
@@ -165,9 +166,12 @@ register(
     ToolSpec(
         name="mem_stats",
         title="Memory statistics",
-        description="Memory statistics: sessions, observations, prompts, pins, relations and "
-        "projects (one project with project).",
-        params=(PROJECT_READ,),
+        description="Memory statistics of the current project (or project): sessions, "
+        "observations, prompts, pins, relations; all_projects: true counts every project.",
+        params=(
+            PROJECT_READ,
+            Param("all_projects", "boolean", "Count every project instead of the current one"),
+        ),
         run=run_stats,
         family="mem",
         profiles=ADMIN,

@@ -111,6 +111,10 @@ def parse_answer(dialog: Dialog, content: Any) -> tuple[list[int], str | None]:
     scope = content.get("scope")
     if scope is not None and scope not in dialog.scopes:
         raise ValueError("scope outside the offered choices")
+    if scope == dialog.scopes[0]:
+        # The default (widest offered) narrows nothing: each candidate keeps its own scope, so a
+        # mixed project/global proposal accepted as shown never counts as widening.
+        scope = None
     picks = [n for n in range(1, dialog.count + 1) if content.get(f"c{n}", True)]
     if any(not isinstance(content.get(f"c{n}", True), bool) for n in range(1, dialog.count + 1)):
         raise ValueError("candidate choices must be true or false")

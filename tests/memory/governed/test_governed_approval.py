@@ -205,3 +205,22 @@ def test_scope_can_be_narrowed_never_widened(kb: KnowledgeBase) -> None:
     commit(kb, propose(kb, [wide]).approval_token, "all", scope="project")
     rows = kb.conn.execute("SELECT scope, project FROM governed_memories").fetchall()
     assert [tuple(r) for r in rows] == [("project", "demo")]
+
+
+def test_accepting_a_mixed_dialog_as_shown_saves_each_at_its_own_scope(kb: KnowledgeBase) -> None:
+    from engram.server.governed_approval import dialog_for, parse_answer
+
+    wide = Candidate("Prefer pathlib", "Use pathlib over os.path.", "convention", scope="global")
+    narrow = Candidate("Prefer httpx", "Use httpx over requests.", "convention")
+    proposal = propose(kb, [wide, narrow])
+    dialog = dialog_for(proposal)
+    shown = {k: v["default"] for k, v in dialog.schema["properties"].items()}
+    assert shown["scope"] == "global"  # the dialog's default, accepted untouched
+    numbers, scope = parse_answer(dialog, shown)
+    commit(kb, proposal.approval_token, numbers, scope=scope)
+    rows = kb.conn.execute("SELECT title, scope FROM governed_memories ORDER BY title").fetchall()
+    assert [tuple(r) for r in rows] == [("Prefer httpx", "project"), ("Prefer pathlib", "global")]
+    # Narrowing from the dialog still applies to every candidate.
+    both = propose(kb, [Candidate("Prefer ruff", "Lint with ruff.", "convention", scope="global")])
+    numbers, scope = parse_answer(dialog_for(both), {"scope": "project"})
+    assert scope == "project"

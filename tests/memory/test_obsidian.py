@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -28,6 +29,7 @@ TITLES = [
     "Unicode: café naïve 東京 🚀",
     "   spaces   around   ",
     "Ends with dots...",
+    "Invisible\u200b\ufeff and\x85line\u2028breaks",
 ]
 
 
@@ -126,14 +128,17 @@ def test_ten_thousand_observations(store: Store, tmp_path: Path) -> None:
     notes = check_vault(out)
     observation_notes = {k: v for k, v in notes.items() if k.startswith("observations/")}
     assert len(observation_notes) == 10_000
+    # File names hold no control or invisible format characters (U+200B, U+FEFF, U+2028...).
+    assert not [n for n in notes if any(unicodedata.category(c).startswith("C") for c in n)]
+    assert "observations/acme-api/7 Invisible and line breaks 6.md" in notes
     assert report.written == len(notes) and report.kept == []
-    note = notes["observations/web ui/81 Link-looking --Not a link-- text 80.md"]
+    note = notes["observations/web ui/87 Link-looking --Not a link-- text 86.md"]
     fields = frontmatter(note)
-    assert fields["id"] == 81 and fields["project"] == "web ui" and fields["type"] == "discovery"
-    assert "\n# Link-looking \\[[Not a link]] text 80\n" in note
+    assert fields["id"] == 87 and fields["project"] == "web ui" and fields["type"] == "discovery"
+    assert "\n# Link-looking \\[[Not a link]] text 86\n" in note
     assert fields["tags"] == ["engram/discovery", "project/web-ui"]
     assert isinstance(fields["sync_id"], str) and str(fields["sync_id"]).startswith("obs-")
-    assert fields["created"] == START + timedelta(minutes=80)
+    assert fields["created"] == START + timedelta(minutes=86)
     first = next(v for k, v in notes.items() if k.startswith("observations/acme-api/10 "))
     assert "- supersedes [[observations/acme-api/4 " in first
     session = notes["sessions/s0000-acme-api-" + _suffix(notes, "sessions/s0000-acme-api-")]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 
 from engram.store.records import Observation, Session
@@ -20,10 +21,12 @@ _TAG_UNSAFE = re.compile(r"[^\w/-]")
 
 
 def slug(text: str, *, keep_unique: bool = False) -> str:
-    """A file-name-safe form of ``text`` (at most ``MAX_SLUG`` characters). With
+    """A file-name-safe form of ``text`` (at most ``MAX_SLUG`` characters; control and
+    format characters dropped, whitespace runs made one space). With
     ``keep_unique``, a name that had to change gets a short hash of the original, so two
     different ids never share a note."""
-    cleaned = _SPACES.sub(" ", _UNSAFE.sub("-", text)).strip(" .")[:MAX_SLUG].strip(" .")
+    visible = "".join(c for c in text if not unicodedata.category(c).startswith("C") or c.isspace())
+    cleaned = _SPACES.sub(" ", _UNSAFE.sub("-", visible)).strip(" .")[:MAX_SLUG].strip(" .")
     cleaned = cleaned or "untitled"
     if keep_unique and cleaned != text:
         cleaned += "-" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:6]

@@ -72,3 +72,13 @@ def test_the_installed_protocol_asks_for_key_learnings_and_explains_scope() -> N
         assert "## Key Learnings:" in text
         assert "mem_capture_passive" in text
         assert "`personal`" in text and "`global`" in text and "`project`" in text
+
+
+def test_the_skill_maps_forced_slash_requests_to_the_cli_write_path() -> None:
+    from engram.hooks import render
+
+    skill = render.skill_files()["memory-protocol/SKILL.md"]
+    assert (
+        "`/engram save-session --force` or `/engram ss -f` | `engram save-session --force`" in skill
+    )
+    assert "`engram save-session --query-level 50 --force`" in skill

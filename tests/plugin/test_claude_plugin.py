@@ -41,3 +41,10 @@ def test_claude_code_validates_the_plugin(sandbox: Sandbox) -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Validation passed" in result.stdout
+
+
+def test_the_engram_slash_command_maps_force_to_the_cli_write_path() -> None:
+    command = (PLUGIN / "commands" / "engram.md").read_text()
+    assert "engram save-session --force" in command
+    assert "engram save-session --query-level N --force" in command
+    assert "`/engram ss -f`" in command

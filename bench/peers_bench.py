@@ -212,8 +212,8 @@ def _ms(values: list[float]) -> str:
     return f"{statistics.median(values) * 1000:.1f} / {_p(values, 0.95) * 1000:.1f}"
 
 
-def report(all_peers: list[Peer], sizes: list[int]) -> None:
-    """Markdown tables on stdout."""
+def report_cold_start(all_peers: list[Peer]) -> None:
+    """The cold-start table (Markdown, on stdout as soon as it is measured)."""
     node = next((p for p in all_peers if "Node" in p.name), None)
     old = next((p for p in all_peers if "v0.1.0" in p.name), None)
     print("### Cold start: spawn -> tools/list answered (median)\n")
@@ -229,6 +229,11 @@ def report(all_peers: list[Peer], sizes: list[int]) -> None:
             f" {cpu * 1000:.0f} | {vs_node:.2f}x | {vs_old:.2f}x |"
             f" {statistics.median(f['cold_rss']) / 1024:.0f} |"
         )
+    sys.stdout.flush()
+
+
+def report_saves(all_peers: list[Peer]) -> None:
+    """The saves table."""
     print("\n### Saves through each server's write tool\n")
     print("| server | saves | p50 / p95 ms | saves/s | CPU s | peak RSS MiB |")
     print("|---|---:|---:|---:|---:|---:|")
@@ -238,20 +243,25 @@ def report(all_peers: list[Peer], sizes: list[int]) -> None:
             f"| {peer.name} | {len(times)} | {_ms(times)} | {len(times) / sum(times):.0f} |"
             f" {peer.figures['save_cpu']:.1f} | {peer.figures['save_rss'] / 1024:.0f} |"
         )
-    for size in sizes:
-        print(f"\n### Search at {size:,} items: p50 / p95 ms (peak RSS)\n")
-        print(
-            "| server | "
-            + " | ".join(f"{b} ({corpus.term_at_rank(r)})" for b, r in TERMS.items())
-            + " | RSS MiB |"
-        )
-        print("|---|" + "---:|" * (len(TERMS) + 1))
-        for peer in all_peers:
-            key = f"search_{size}_rss"
-            if key not in peer.figures:
-                continue
-            cells = [_ms(peer.figures[f"search_{size}_{band}"]) for band in TERMS]
-            print(f"| {peer.name} | " + " | ".join(cells) + f" | {peer.figures[key] / 1024:.0f} |")
+    sys.stdout.flush()
+
+
+def report_search(all_peers: list[Peer], size: int) -> None:
+    """The search table for one size."""
+    print(f"\n### Search at {size:,} items: p50 / p95 ms (peak RSS)\n")
+    print(
+        "| server | "
+        + " | ".join(f"{b} ({corpus.term_at_rank(r)})" for b, r in TERMS.items())
+        + " | RSS MiB |"
+    )
+    print("|---|" + "---:|" * (len(TERMS) + 1))
+    for peer in all_peers:
+        key = f"search_{size}_rss"
+        if key not in peer.figures:
+            continue
+        cells = [_ms(peer.figures[f"search_{size}_{band}"]) for band in TERMS]
+        print(f"| {peer.name} | " + " | ".join(cells) + f" | {peer.figures[key] / 1024:.0f} |")
+    sys.stdout.flush()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -269,12 +279,14 @@ def main(argv: list[str] | None = None) -> int:
     say(f"peers: {', '.join(p.name for p in all_peers)}")
     say("peers: cold start ...")
     cold_start(all_peers, args.spawns)
+    report_cold_start(all_peers)
     say("peers: saves ...")
     saves(all_peers, args.saves)
+    report_saves(all_peers)
     for size in sizes:
         say(f"peers: search at {size} ...")
         searches(all_peers, size, args.repeats)
-    report(all_peers, sizes)
+        report_search(all_peers, size)
     return 0
 
 

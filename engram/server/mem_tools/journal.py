@@ -127,7 +127,19 @@ def run_suggest_topic_key(call: ToolCall) -> ToolOutcome:
 
 
 def run_save_prompt(call: ToolCall) -> ToolOutcome:
-    """mem_save_prompt: record what the user asked (and remember it for capture_prompt)."""
+    """mem_save_prompt: record what the user asked (and remember it for capture_prompt).
+
+    ``project`` counts only during ambiguity recovery (with project_choice_reason and the
+    recovery_token): a prompt belongs to the session's or the directory's project.
+    """
+    ignored = []
+    recovering = call.get("project_choice_reason") == USER_SELECTED and call.get("recovery_token")
+    if call.get("project") is not None and not recovering:
+        call.arguments = {k: v for k, v in call.arguments.items() if k != "project"}
+        ignored.append(
+            "project was ignored: a prompt is saved to the session's or the directory's project "
+            "(project counts only during ambiguity recovery)"
+        )
     detection, session_id = _write_target(call)
     project = detection.project
     result = prompts.save_prompt(
@@ -135,7 +147,7 @@ def run_save_prompt(call: ToolCall) -> ToolOutcome:
     )
     STATE.prompts[(project, session_id or "")] = result.prompt.id
     text = f"Prompt #{result.prompt.id} saved for {project}"
-    return answer(detection, text, result.to_dict(), result.warnings)
+    return answer(detection, text, result.to_dict(), [*ignored, *result.warnings])
 
 
 def run_capture_passive(call: ToolCall) -> ToolOutcome:

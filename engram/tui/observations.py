@@ -22,7 +22,12 @@ class ObservationListScreen(PagedListScreen):
 
     def render_item(self, item: Any) -> Text:
         assert isinstance(item, ListedObservation)
-        return observation_item(item, self.engram.zone, show_project=self.engram.project is None)
+        return observation_item(
+            item,
+            self.engram.zone,
+            show_project=self.engram.project is None,
+            width=self.item_width,
+        )
 
     def open_item(self, item: Any) -> None:
         from engram.tui.screens.detail import ObservationDetailScreen

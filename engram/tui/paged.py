@@ -89,6 +89,7 @@ class PagedListScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.page: Page[Any] | None = None
+        self.item_width: int | None = None
 
     @property
     def engram(self) -> EngramApp:
@@ -159,6 +160,10 @@ class PagedListScreen(Screen[None]):
         self.page = page
         items = self.query_one(PagedList)
         items.clear_options()
+        # Cut each line to the list's width (minus the option's padding and the scrollbar).
+        # (Before the first layout the list has no size yet: the terminal's width stands in.)
+        available = items.content_region.width or self.app.size.width - 4
+        self.item_width = max(available - 4, 20)
         items.add_options([Option(self.render_item(item)) for item in page.items])
         if page.items:
             items.highlighted = len(page.items) - 1 if cursor_at_end else self.initial_cursor(page)

@@ -38,7 +38,7 @@ TYPE_COLOURS = {
 }
 
 ACTIVE_BADGE = "(active)"
-PREVIEW_WIDTH = 110
+PREVIEW_WIDTH = 200
 
 
 def preview(text: str, width: int = PREVIEW_WIDTH) -> str:
@@ -47,8 +47,21 @@ def preview(text: str, width: int = PREVIEW_WIDTH) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def observation_item(item: ListedObservation, zone: tzinfo, *, show_project: bool) -> Text:
-    """Two lines: ``#id [type] title (active)  project · time``, then a content preview."""
+def fit(text: Text, width: int | None) -> Text:
+    """Each line of ``text`` cut to ``width`` cells with an ellipsis (None: as it is)."""
+    if width is None:
+        return text
+    lines = text.split("\n", allow_blank=True)
+    for line in lines:
+        line.truncate(width, overflow="ellipsis")
+    return Text("\n").join(lines)
+
+
+def observation_item(
+    item: ListedObservation, zone: tzinfo, *, show_project: bool, width: int | None = None
+) -> Text:
+    """Two lines: ``#id [type] title (active)  project · time``, then a content preview;
+    each cut to ``width`` cells."""
     obs = item.observation
     line = Text()
     line.append(f"#{obs.id} ", style=OVERLAY)
@@ -62,10 +75,10 @@ def observation_item(item: ListedObservation, zone: tzinfo, *, show_project: boo
     line.append(f"  {preview(obs.content)}", style=SUBTEXT)
     for note in item.annotations:
         line.append(f"\n  {note}", style=PEACH)
-    return line
+    return fit(line, width)
 
 
-def session_item(item: ListedSession, zone: tzinfo) -> Text:
+def session_item(item: ListedSession, zone: tzinfo, *, width: int | None = None) -> Text:
     """Two lines: ``id (active)  project · started``, then count and summary preview."""
     session = item.session
     line = Text()
@@ -76,6 +89,6 @@ def session_item(item: ListedSession, zone: tzinfo) -> Text:
     line.append(f" · {local_time(session.started_at, zone)}", style=OVERLAY)
     line.append("\n")
     count = f"{item.observations:,} observation{'s' if item.observations != 1 else ''}"
-    summary = preview(session.summary, PREVIEW_WIDTH - 20) if session.summary else "no summary"
+    summary = preview(session.summary) if session.summary else "no summary"
     line.append(f"  {count} · {summary}", style=SUBTEXT)
-    return line
+    return fit(line, width)

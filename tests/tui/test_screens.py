@@ -115,6 +115,10 @@ async def test_detail_scrolls_copies_and_opens_the_timeline(
     async with app.run_test(size=SIZE) as pilot:
         await press(pilot, "r")
         at = next(n for n, line in enumerate(items(app)) if line.startswith(f"#{long.id} "))
+        # Two screen lines however long the text: each cut to the list's width with "…".
+        _, shown = items(app)[at].split("\n")
+        assert shown.startswith("  line 1 of a long note line 2 of") and shown.endswith("…")
+        assert len(shown) <= SIZE[0] - 6
         await press(pilot, *["j"] * at, "enter")
         screen = app.screen
         assert isinstance(screen, ObservationDetailScreen)

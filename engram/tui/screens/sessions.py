@@ -23,7 +23,7 @@ class SessionsScreen(PagedListScreen):
 
     def render_item(self, item: Any) -> Text:
         assert isinstance(item, ListedSession)
-        return session_item(item, self.engram.zone)
+        return session_item(item, self.engram.zone, width=self.item_width)
 
     def open_item(self, item: Any) -> None:
         from engram.tui.screens.session_detail import SessionDetailScreen

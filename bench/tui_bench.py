@@ -129,7 +129,16 @@ def in_terminal(data_dir: Path, observations: int) -> tuple[float, float]:
         _wait_screen(socket, "showing 1-")
         search = time.perf_counter() - started
     finally:
+        where = subprocess.run(
+            ["tmux", "-L", socket, "display", "-p", "#{socket_path}"],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
+        ).stdout.strip()
         subprocess.run(["tmux", "-L", socket, "kill-server"], check=False, timeout=60)
+        if where:
+            Path(where).unlink(missing_ok=True)  # kill-server leaves the socket file behind
         shutil.rmtree(config.parent, ignore_errors=True)
     return dashboard * 1000, search * 1000
 

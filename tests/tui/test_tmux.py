@@ -88,10 +88,12 @@ def terminal(sandbox: Sandbox) -> Iterator[Terminal]:
         str(sandbox.workspace),
         f"env -i {command}",
     )
+    socket_path = Path(term.tmux("display", "-p", "#{socket_path}").strip())
     try:
         yield term
     finally:
         subprocess.run(["tmux", "-L", term.socket, "kill-server"], check=False, timeout=30)
+        socket_path.unlink(missing_ok=True)  # kill-server leaves the socket file behind
 
 
 def _quote(value: str) -> str:

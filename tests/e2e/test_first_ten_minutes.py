@@ -1,5 +1,5 @@
 """The README's first ten minutes, for real: install Engram as the README says (`uv tool install
-.` from the clone, into an empty home), `cd` into another git repository, `engram link <host>`,
+--compile-bytecode .` from the clone, into an empty home), `cd` into another git repository, `engram link <host>`,
 do the printed next step, and the real host CLI shows engram Connected; every hook command link
 wrote runs cleanly under the host's PATH (no "engram: not found").
 
@@ -80,9 +80,9 @@ class Machine:
         return done
 
     def install(self) -> None:
-        """`uv tool install .` in the clone (uv itself comes from the dev extra)."""
+        """`uv tool install --compile-bytecode .` in the clone (uv comes from the dev extra)."""
         done = subprocess.run(
-            [str(VENV_BIN / "uv"), "tool", "install", "--quiet", str(REPO)],
+            [str(VENV_BIN / "uv"), "tool", "install", "--compile-bytecode", "--quiet", str(REPO)],
             capture_output=True,
             text=True,
             env=self.env(),

@@ -146,6 +146,14 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except Exception as exc:
+        from engram.store.errors import as_user_error
+
+        mapped = as_user_error(exc)
+        if mapped is None:
+            raise
+        typer.echo(f"error: {mapped.one_line()}", err=True)
+        return 1
     return 0
 
 

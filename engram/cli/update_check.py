@@ -47,7 +47,9 @@ def newer_release(
     if latest is None:
         return None  # offline or a strange answer: try again next time
     try:
-        data_dir.mkdir(parents=True, exist_ok=True)
+        if not data_dir.exists():  # Engram's data dir is private whoever creates it
+            data_dir.mkdir(parents=True, mode=0o700)
+            data_dir.chmod(0o700)
         state.write_text(json.dumps({"checked_at": now, "latest": latest}), encoding="utf-8")
     except OSError:
         pass

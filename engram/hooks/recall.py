@@ -25,6 +25,9 @@ PACK_FOOTER = (
     "mem_session_summary before you finish."
 )
 DELTA_LIMIT = 10
+# A hook facing a held lock gives up after one wait this long: far inside the 10 s timeout
+# Engram installs in each host, so the host never kills (or waits on) the hook.
+HOOK_BUSY_MS = 2000
 FENCE_BYTES = len(f"{FENCE_OPEN}\n{FENCE_NOTE}\n\n\n{FENCE_CLOSE}\n".encode())
 
 
@@ -143,7 +146,7 @@ def open_memory(env: Mapping[str, str], *, close: bool = True) -> Iterator[Memor
     from engram.store.db import Store
 
     data_dir = resolve_data_dir(env)
-    store = Store.open(data_dir, env=env)
+    store = Store.open(data_dir, env=env, busy_timeout_ms=HOOK_BUSY_MS)
     try:
         yield Memory(store, data_dir)
     finally:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from engram.errors import EngramError
 from engram.memory.clock import stamp, utc_now
-from engram.memory.redaction import clean, content_limit
+from engram.memory.redaction import clean, content_limit, redact
 from engram.store import sessions
 from engram.store.db import Store
 from engram.store.records import Session
@@ -41,6 +41,12 @@ def _require_id(session_id: str | None) -> str:
             "memory.session_id_required",
             "a session id is required",
             "pass the host's session id (any non-empty string)",
+        )
+    if redact(session_id) != session_id:  # an id is stored as is: it may not hide a secret
+        raise EngramError(
+            "memory.private_session_id",
+            "a session id cannot contain a <private> span",
+            "pass the host's session id without <private> tags",
         )
     return session_id.strip()
 
@@ -72,7 +78,8 @@ def start_session(
     with store.write() as conn:
         existing = sessions.get(conn, sid)
         if existing is None:
-            sessions.create(conn, sid, project=project, directory=directory, now=stamp(now))
+            folder = redact(directory)  # a folder name can carry a <private> span too
+            sessions.create(conn, sid, project=project, directory=folder, now=stamp(now))
         elif existing.ended_at is not None:
             raise _ended(sid)
         elif existing.project and existing.project != project:

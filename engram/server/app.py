@@ -108,6 +108,11 @@ class EngramServer:
         except MCPError:
             raise  # a protocol error (e.g. a forged requestState) is a JSON-RPC error
         except Exception as exc:
+            from engram.store.errors import as_user_error
+
+            mapped = as_user_error(exc)
+            if mapped is not None:  # a held lock, a full disk, a read-only store...
+                return error_result(mapped, diagnostics)
             print(traceback.format_exc(), file=sys.stderr)
             return error_result(
                 EngramError(

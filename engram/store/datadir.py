@@ -87,9 +87,16 @@ def filesystem_type(path: Path, mountinfo: Path = DEFAULT_MOUNTINFO) -> str | No
 def _existing_ancestor(path: Path) -> str:
     """The resolved path of ``path`` or of its nearest existing ancestor."""
     probe = path
-    while not probe.exists() and probe.parent != probe:
+    while not _exists(probe) and probe.parent != probe:
         probe = probe.parent
     return str(probe.resolve())
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:  # inside a folder we may not enter: ensure_data_dir reports that
+        return False
 
 
 def _is_within(target: str, mount_point: str) -> bool:
@@ -132,11 +139,19 @@ def ensure_data_dir(
             ``store.unsafe_data_dir`` (world-writable, another user's, or a symlinked database).
     """
     check_local_filesystem(path, mountinfo)
-    if not path.exists():
+    try:
+        exists, is_dir = path.exists(), path.is_dir()
+    except OSError as exc:
+        raise EngramError(
+            "store.bad_data_dir",
+            f"cannot reach the data directory {path}: {(exc.strerror or str(exc)).lower()}",
+            "set ENGRAM_DATA_DIR to a folder you can read and write",
+        ) from None
+    if not exists:
         if not create:
             return path / DB_FILENAME
         _make_private_dir(path)
-    elif not path.is_dir():
+    elif not is_dir:
         raise EngramError(
             "store.bad_data_dir",
             f"the data directory {path} exists but is not a directory",

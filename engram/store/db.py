@@ -16,6 +16,7 @@ before any file is touched (see :mod:`engram.store.datadir`).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
@@ -27,6 +28,7 @@ from typing import TypeVar
 
 from engram.errors import EngramError
 from engram.store.datadir import DEFAULT_MOUNTINFO, ensure_data_dir, resolve_data_dir
+from engram.store.errors import store_error
 from engram.store.migrate import migrate
 
 T = TypeVar("T")
@@ -49,8 +51,18 @@ class Store:
         migrate_schema: apply pending migrations on open (default True).
     """
 
-    def __init__(self, path: Path, *, migrate_schema: bool = True, in_memory: bool = False) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        migrate_schema: bool = True,
+        in_memory: bool = False,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+    ) -> None:
         self.path = path
+        self._busy_ms = busy_timeout_ms
+        # A caller with a short deadline (a hook) gets one wait, not five.
+        self._retries = _BUSY_RETRIES if busy_timeout_ms >= BUSY_TIMEOUT_MS else 1
         if not in_memory:
             _create_private(path)
         try:
@@ -58,7 +70,7 @@ class Store:
                 ":memory:" if in_memory else path,
                 isolation_level=None,
                 check_same_thread=False,
-                timeout=BUSY_TIMEOUT_MS / 1000,
+                timeout=busy_timeout_ms / 1000,
             )
         except sqlite3.Error as exc:
             raise EngramError(
@@ -70,9 +82,13 @@ class Store:
         # One connection may serve several threads (an MCP server's worker pool): a
         # transaction must not interleave with another thread's statements.
         self._lock = threading.RLock()
-        self._configure()
-        if migrate_schema:
-            _with_busy_retry(lambda: migrate(self._conn))
+        try:
+            self._configure()
+            if migrate_schema:
+                _with_busy_retry(lambda: migrate(self._conn), self._retries)
+        except (sqlite3.OperationalError, OverflowError) as exc:
+            self._conn.close()
+            raise store_error(exc, path) from None
 
     @classmethod
     def open(
@@ -81,17 +97,19 @@ class Store:
         *,
         env: Mapping[str, str] | None = None,
         mountinfo: Path = DEFAULT_MOUNTINFO,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
     ) -> Store:
         """Open (creating and migrating if needed) the store in ``data_dir``.
 
-        ``data_dir`` defaults to :func:`engram.store.datadir.resolve_data_dir` of ``env``.
+        ``data_dir`` defaults to :func:`engram.store.datadir.resolve_data_dir` of ``env``;
+        ``busy_timeout_ms`` below the default also means a single wait (hooks have a deadline).
 
         Raises:
             EngramError: ``store.relative_data_dir``, ``store.network_filesystem``,
                 ``store.bad_data_dir``, ``store.open_failed``, ``store.schema_too_new``.
         """
         directory = data_dir if data_dir is not None else resolve_data_dir(env)
-        return cls(ensure_data_dir(directory, mountinfo))
+        return cls(ensure_data_dir(directory, mountinfo), busy_timeout_ms=busy_timeout_ms)
 
     @classmethod
     def open_for_reading(
@@ -111,9 +129,11 @@ class Store:
 
     def _configure(self) -> None:
         conn = self._conn
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS:d}")
+        conn.execute(f"PRAGMA busy_timeout = {self._busy_ms:d}")
         try:
-            _with_busy_retry(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
+            _with_busy_retry(
+                lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone(), self._retries
+            )
         except sqlite3.DatabaseError as exc:
             raise EngramError(
                 "store.corrupt",
@@ -130,27 +150,46 @@ class Store:
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction: ``BEGIN IMMEDIATE``, commit on success, roll back on error."""
+        """A write transaction: ``BEGIN IMMEDIATE``, commit on success, roll back on error.
+
+        SQLite's operational failures (locked, full, read-only) become one-line
+        errors (:func:`engram.store.errors.store_error`)."""
         conn = self._conn
         with self._lock:
-            _with_busy_retry(lambda: conn.execute("BEGIN IMMEDIATE"))
+            self._run(lambda: conn.execute("BEGIN IMMEDIATE"))
             try:
                 yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
+            except BaseException as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.OperationalError | OverflowError):
+                    raise store_error(exc, self.path) from None
                 raise
-            _with_busy_retry(lambda: conn.execute("COMMIT"))
+            self._run(lambda: conn.execute("COMMIT"))
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
         """A read transaction: every query inside sees one consistent snapshot."""
         conn = self._conn
         with self._lock:
-            conn.execute("BEGIN DEFERRED")
+            self._run(lambda: conn.execute("BEGIN DEFERRED"))
             try:
                 yield conn
+            except (sqlite3.OperationalError, OverflowError) as exc:
+                raise store_error(exc, self.path) from None
             finally:
-                conn.execute("COMMIT")
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("COMMIT")
+
+    def _run(self, action: Callable[[], T]) -> T:
+        """``action`` with busy retries; an operational failure becomes its one-line error."""
+        try:
+            return _with_busy_retry(action, self._retries)
+        except sqlite3.OperationalError as exc:
+            with contextlib.suppress(sqlite3.Error):
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+            raise store_error(exc, self.path) from None
 
     @contextmanager
     def locked(self) -> Iterator[sqlite3.Connection]:
@@ -190,13 +229,13 @@ def _create_private(path: Path) -> None:
     os.close(fd)
 
 
-def _with_busy_retry(action: Callable[[], T]) -> T:
+def _with_busy_retry(action: Callable[[], T], retries: int = _BUSY_RETRIES) -> T:
     """Run ``action``, retrying with backoff when SQLite reports the database locked."""
-    for attempt in range(_BUSY_RETRIES):
+    for attempt in range(retries):
         try:
             return action()
         except sqlite3.OperationalError as exc:
-            if not _is_busy(exc) or attempt == _BUSY_RETRIES - 1:
+            if not _is_busy(exc) or attempt == retries - 1:
                 raise
             time.sleep(0.05 * (attempt + 1))
     raise AssertionError("unreachable")

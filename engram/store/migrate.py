@@ -92,7 +92,8 @@ def migrate(conn: sqlite3.Connection) -> int:
             conn.execute(f"PRAGMA user_version = {migration.version:d}")
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # SQLite already rolled back after e.g. a full disk
+                conn.execute("ROLLBACK")
             raise
     return schema_version(conn)
 

@@ -248,3 +248,20 @@ def test_no_private_text_reaches_disk_or_exports(sandbox: Sandbox, engram: Run) 
                 leaks.setdefault(token, []).append(where.rsplit("/", 1)[-1])
     assert not leaks, "\n".join(f"{t}: {', '.join(w)}" for t, w in leaks.items())
     assert len(PLANTED) > 30
+
+
+def test_session_ids_and_folders_keep_no_secret(sandbox: Sandbox) -> None:
+    folder = sandbox.root / "a<private>S3CR3TxFOLDER<" / "private>b"
+    folder.mkdir(parents=True)
+    server = LiveServer(sandbox, "--project", "demo")
+    try:
+        for line in initialize():
+            server.send(line)
+        started = server.send(call(1, "mem_session_start", {"id": "s-1", "directory": str(folder)}))
+        assert started is not None and started["result"].get("isError") is False, started
+        refused = server.send(call(2, "mem_session_start", {"id": "<private>S3CR3TxID</private>"}))
+        assert refused is not None and refused["result"].get("isError") is True
+    finally:
+        server.close()
+    data = b"".join(p.read_bytes() for p in sandbox.data_dir.rglob("*") if p.is_file())
+    assert b"S3CR3TxFOLDER" not in data and b"S3CR3TxID" not in data

@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import sqlite3
 import time
 from pathlib import Path
 
 import corpus
 
 PROJECT = "peers"
-SEED_MARKER = "zzseedcomplete"  # in the last seeded note only: the index has caught up
 
 
 def _base_env(folder: Path) -> dict[str, str]:
@@ -85,8 +85,8 @@ def basic_env(folder: Path) -> dict[str, str]:
 
 def seed_basic(folder: Path, items: list[corpus.SyntheticObservation]) -> None:
     """One Markdown note per item, indexed by basic-memory's own start-up sync (its MCP
-    server indexes the project folder in the background; we wait until the last note is
-    searchable)."""
+    server indexes the project folder in the background, in no set order; we wait until its
+    index holds every note)."""
     from peers_setup import basic_memory
     from stdio_client import StdioServer
 
@@ -95,7 +95,7 @@ def seed_basic(folder: Path, items: list[corpus.SyntheticObservation]) -> None:
     for i, item in enumerate(items):
         title = f"{item.title} {i}"
         slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
-        body = item.content + (f" {SEED_MARKER}" if i == len(items) - 1 else "")
+        body = item.content
         text = f"---\ntitle: {title}\ntype: note\npermalink: notes/{slug}\n---\n\n{body}\n"
         (notes / f"{slug}.md").write_text(text, encoding="utf-8")
     argv = basic_memory()
@@ -103,12 +103,24 @@ def seed_basic(folder: Path, items: list[corpus.SyntheticObservation]) -> None:
     server = StdioServer(argv, basic_env(folder), folder)
     try:
         server.open_session()
-        deadline = time.monotonic() + 3600
+        index = folder / "home" / ".basic-memory" / "memory.db"
+        deadline = time.monotonic() + 3 * 3600
         while time.monotonic() < deadline:
-            found = server.call("search_notes", {"query": SEED_MARKER, "page_size": 1})
-            if "1 result" in json.dumps(found):
+            if _indexed_notes(index) >= len(items):
                 return
-            time.sleep(2)
-        raise RuntimeError("basic-memory did not index the seeded notes within an hour")
+            time.sleep(5)
+        raise RuntimeError("basic-memory did not index the seeded notes within three hours")
     finally:
         server.close()
+
+
+def _indexed_notes(index: Path) -> int:
+    """How many notes basic-memory's own SQLite index holds (read-only; 0 before it exists)."""
+    try:
+        conn = sqlite3.connect(f"file:{index}?mode=ro", uri=True)
+        try:
+            return int(conn.execute("SELECT count(*) FROM entity").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return 0

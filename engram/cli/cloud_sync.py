@@ -8,10 +8,15 @@ one line on stderr that starts with the deterministic reason code (``cloud_confi
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from engram.cli.output import emit_json
 from engram.errors import EngramError
+
+if TYPE_CHECKING:
+    from engram.sync.cloud.replicate import ReplicationReport
 
 
 def _refuse(message: str, remedy: str) -> EngramError:
@@ -49,7 +54,7 @@ def cloud_sync(
         if status:
             _print_status(remote_status(store, remote, project), as_json)
             return
-        progress = None if as_json else (lambda line: typer.echo(line))
+        progress = None if as_json else _print_progress
         try:
             report = sync_once(
                 store,
@@ -61,6 +66,22 @@ def cloud_sync(
             )
         except CloudSyncError as exc:
             raise as_user_error(exc, project) from None
+    _print_report(report, remote.server_url, import_only=import_only, as_json=as_json)
+
+
+def _print_progress(pulled: int, remote: int, start: int) -> None:
+    """One plain-text import snapshot: percent of the work pending at start, counts."""
+    total = max(remote - start, 0)
+    percent = 100 if total == 0 else min(100, (pulled - start) * 100 // total)
+    typer.echo(
+        f"import progress: {percent}% — local {pulled}, remote {remote},"
+        f" pending {max(remote - pulled, 0)}"
+    )
+
+
+def _print_report(
+    report: ReplicationReport, server: str, *, import_only: bool, as_json: bool
+) -> None:
     if as_json:
         emit_json(report.to_dict())
     elif import_only:
@@ -68,12 +89,11 @@ def cloud_sync(
         typer.echo(
             f"imported {report.pulled} remote mutations: {counts.applied} applied,"
             f" {counts.own + counts.stale + counts.ignored} already here or superseded,"
-            f" {counts.deferred} deferred (100%, 0 pending)"
+            f" {counts.deferred} deferred"
         )
     else:
         typer.echo(
-            f"pushed {report.pushed} mutations to {remote.server_url}"
-            f" ({report.duplicates} already there)"
+            f"pushed {report.pushed} mutations to {server} ({report.duplicates} already there)"
         )
 
 

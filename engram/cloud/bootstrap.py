@@ -61,36 +61,10 @@ def bootstrap_admin(
     try:
         with store.transaction() as conn:
             principals.lock_identity(conn)
-            if principals.enabled_admins(conn):
-                exists = True
-            else:
-                exists = False
-                user = identity.create_user(conn, username, email=email, role="admin")
-                grants = [
-                    identity.grant(conn, user["principal_id"], p, user["principal_id"])["project"]
-                    for p in grant_projects or []
-                ]
-                raw, token = (None, None)
-                if token_name is not None:
-                    raw, token = identity.issue_token(
-                        conn,
-                        pepper,
-                        user["principal_id"],
-                        token_name or "bootstrap",
-                        user["principal_id"],
-                    )
-                auth_audit.record(
-                    conn,
-                    event=EVENT,
-                    allowed=True,
-                    principal_id=user["principal_id"],
-                    credential="cli",
-                    reason="admin_created",
-                    metadata={
-                        "action": "admin",
-                        "grants": grants,
-                        "token_id": token["id"] if token else None,
-                    },
+            exists = bool(principals.enabled_admins(conn))
+            if not exists:
+                result = _create_first_admin(
+                    conn, username, email, grant_projects, token_name, pepper
                 )
     except CloudProblem as exc:
         raise _deny(store, "admin", "invalid", exc.message, "fix the option and retry") from exc
@@ -102,6 +76,34 @@ def bootstrap_admin(
             "a managed admin already exists; nothing was created",
             "ask that admin to create users and tokens (admin API or dashboard)",
         )
+    return result
+
+
+def _create_first_admin(
+    conn: Any,
+    username: str,
+    email: str,
+    grant_projects: list[str] | None,
+    token_name: str | None,
+    pepper: str,
+) -> BootstrapResult:
+    user = identity.create_user(conn, username, email=email, role="admin")
+    admin_id = user["principal_id"]
+    grants = [identity.grant(conn, admin_id, p, admin_id)["project"] for p in grant_projects or []]
+    raw, token = (None, None)
+    if token_name is not None:
+        raw, token = identity.issue_token(
+            conn, pepper, admin_id, token_name or "bootstrap", admin_id
+        )
+    auth_audit.record(
+        conn,
+        event=EVENT,
+        allowed=True,
+        principal_id=admin_id,
+        credential="cli",
+        reason="admin_created",
+        metadata={"action": "admin", "grants": grants, "token_id": token["id"] if token else None},
+    )
     return BootstrapResult(user, grants, raw, token)
 
 

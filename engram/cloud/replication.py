@@ -52,50 +52,54 @@ def _store_batch(
     )
 
 
+def _materialize(
+    conn: Conn, project: str, after_seq: int, fresh: list[Mutation], principal: Principal
+) -> tuple[int, list[str]]:
+    """Append ``fresh`` and store one chunk per origin attributed to ``principal``."""
+    last, chunk_ids = after_seq, []
+    for chunk, group in chunks.encode_by_origin(fresh):
+        last = _store_batch(
+            conn,
+            project,
+            last,
+            group,
+            created_by=principal.label,
+            principal_id=principal.id,
+            chunk_id=chunk.id,
+        )
+        mutations.insert_chunk(
+            conn,
+            project,
+            chunk.id,
+            chunk.data,
+            created_by=principal.label,
+            origin="materialized",
+            mutation_count=len(group),
+        )
+        chunk_ids.append(chunk.id)
+    return last, chunk_ids
+
+
 def push_mutations(
     store: CloudStore, principal: Principal, project: str, body: dict[str, Any]
 ) -> dict[str, Any]:
     """Append a batch of mutations; returns ``{project, accepted, duplicates, last_seq,
-    chunk_id}``. Raises CloudProblem 400 (bad batch) or 409 ``sync-paused``."""
+    chunks}``. Raises CloudProblem 400 (bad batch) or 409 ``sync-paused``."""
     batch = parse_entries(body.get("entries"))
-    label = principal.label
     with store.transaction() as conn:
         locked = mutations.lock_project(conn, project)
         if not locked.sync_enabled:
             projects.record_sync_rejection(
                 conn,
-                contributor=str(body.get("created_by") or "").strip() or label,
+                contributor=str(body.get("created_by") or "").strip() or principal.label,
                 project=project,
                 action="mutation_push",
                 entry_count=len(batch),
             )
-            rejected = True
         else:
-            rejected = False
             fresh = mutations.unknown_mutations(conn, project, batch)
-            chunk_ids: list[str] = []
-            last = locked.last_seq
-            for chunk, group in chunks.encode_by_origin(fresh):
-                last = _store_batch(
-                    conn,
-                    project,
-                    last,
-                    group,
-                    created_by=label,
-                    principal_id=principal.id,
-                    chunk_id=chunk.id,
-                )
-                mutations.insert_chunk(
-                    conn,
-                    project,
-                    chunk.id,
-                    chunk.data,
-                    created_by=label,
-                    origin="materialized",
-                    mutation_count=len(group),
-                )
-                chunk_ids.append(chunk.id)
-    if rejected:
+            last, chunk_ids = _materialize(conn, project, locked.last_seq, fresh, principal)
+    if not locked.sync_enabled:
         raise _paused(project)
     return {
         "project": project,
@@ -123,19 +127,14 @@ def pull_mutations(store: CloudStore, project: str, since: int, limit: int) -> d
     }
 
 
-def push_chunk(
-    store: CloudStore, principal: Principal, project: str, body: dict[str, Any]
-) -> dict[str, Any]:
-    """Store a client-built chunk after checking its hash; its mutations join the log."""
+def _read_chunk_body(body: dict[str, Any], fallback: str) -> tuple[str, str, bytes, list[Mutation]]:
+    """``(chunk_id, created_by, content, mutations)`` of a chunk push, verified."""
     chunk_id = body.get("chunk_id")
     if not isinstance(chunk_id, str) or not chunk_id.strip():
         raise invalid("chunk_id_required", "chunk_id is required")
     created_by = body.get("created_by")
-    created_by = (
-        created_by.strip()
-        if isinstance(created_by, str) and created_by.strip()
-        else principal.label
-    )
+    if not isinstance(created_by, str) or not created_by.strip():
+        created_by = fallback
     try:
         content = base64.b64decode(str(body.get("content") or ""), validate=True)
     except (binascii.Error, ValueError) as exc:
@@ -144,6 +143,15 @@ def push_chunk(
         batch = list(chunks.decode(chunk_id, content).mutations)
     except chunks.ChunkRefused as exc:
         raise CloudProblem(400, "repairable", exc.code, str(exc)) from exc
+    return chunk_id, created_by.strip(), content, batch
+
+
+def push_chunk(
+    store: CloudStore, principal: Principal, project: str, body: dict[str, Any]
+) -> dict[str, Any]:
+    """Store a client-built chunk after checking its hash; its mutations join the log (the
+    chunk keeps its own ``created_by``)."""
+    chunk_id, created_by, content, batch = _read_chunk_body(body, principal.label)
     with store.transaction() as conn:
         locked = mutations.lock_project(conn, project)
         if not locked.sync_enabled:
@@ -154,9 +162,7 @@ def push_chunk(
                 action="chunk_push",
                 entry_count=len(batch),
             )
-            paused = True
         else:
-            paused = False
             stored = mutations.insert_chunk(
                 conn,
                 project,
@@ -176,7 +182,7 @@ def push_chunk(
                 principal_id=principal.id,
                 chunk_id=chunk_id,
             )
-    if paused:
+    if not locked.sync_enabled:
         raise _paused(project)
     return {
         "project": project,

@@ -56,6 +56,9 @@ def test_a_memory_written_on_a_appears_on_b_and_edits_and_deletes_follow(
     assert a.memories("team") == b.memories("team")
     again = a.ok("sync", "--cloud", "--import", "--project", "team")
     assert "imported 0 remote mutations" in again
+    lines = again.splitlines()
+    assert lines[0].startswith("import progress: ") and "pending 0" in lines[-2]
+    assert lines[-2].startswith("import progress: 100%")
     assert a.ok("sync", "--cloud", "--project", "team").startswith("pushed 0 mutations")
 
 

@@ -102,7 +102,7 @@ class CloudConfig:
 
     def save(self, data_dir: Path) -> Path:
         """Write ``cloud.json`` atomically, mode 0600."""
-        data_dir.mkdir(parents=True, exist_ok=True)
+        data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         path = data_dir / FILE_NAME
         body: dict[str, Any] = {"server_url": self.server_url}
         if self.token:

@@ -26,8 +26,11 @@ from engram.sync.mutation import Mutation, parse_mutation
 BATCH_MUTATIONS = 500
 BATCH_BYTES = 2 * 1024 * 1024
 PULL_PAGE = 500
+PROGRESS_EVERY = 10  # pages between two progress lines
 
-Progress = Callable[[str], None]
+# progress(pulled_seq, remote_seq, start_seq): called before the first page is applied, after
+# some pages, and once at the end.
+Progress = Callable[[int, int, int], None]
 
 
 def pull_key(remote: Remote) -> str:
@@ -108,6 +111,7 @@ def pull(
     key = pull_key(client.remote)
     with store.locked() as conn:
         since = sync_journal.cursor(conn, key, project)
+    start, pages = since, 0
     while True:
         page = client.pull_mutations(project, since, PULL_PAGE)
         mutations = [_parse(entry) for entry in page.get("mutations", [])]
@@ -118,12 +122,15 @@ def pull(
                 conn, mutations, report.counts, target_key=client.remote.target_key, now=now
             )
             sync_journal.set_cursor(conn, key, project, next_since, now)
+        last = int(page.get("last_seq", next_since))
+        if progress is not None and pages == 0:
+            progress(since, last, start)
         report.pulled += len(mutations)
-        since = next_since
-        if progress is not None:
-            last = int(page.get("last_seq", since))
-            progress(f"pulled {since}/{last} remote mutations")
-        if not page.get("has_more") or not mutations:
+        since, pages = next_since, pages + 1
+        done = not page.get("has_more") or not mutations
+        if progress is not None and (done or pages % PROGRESS_EVERY == 0):
+            progress(since, max(last, since), start)
+        if done:
             break
     retry_deferred(store)
 

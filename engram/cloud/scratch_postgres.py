@@ -14,8 +14,10 @@ we are root the cluster is created and run by the unprivileged ``nobody`` user t
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -90,6 +92,9 @@ class ScratchPostgres:
             f"-p {pg.port} -k {pg.socket_dir} -c listen_addresses=127.0.0.1"
             " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
             " -c max_connections=200"
+            # Dynamic shared memory in the data dir, not /dev/shm: several clusters of several
+            # users on one machine never meet there. No parallel workers either.
+            " -c dynamic_shared_memory_type=mmap -c max_parallel_workers_per_gather=0"
         )
         pg._run(
             _binary("pg_ctl"),
@@ -122,11 +127,26 @@ class ScratchPostgres:
         return self.database_url(name)
 
     def stop(self) -> None:
-        """Stop the server (fast mode) and delete its folder."""
+        """Stop the server (fast mode) and delete its folder; when ``pg_ctl`` cannot run, the
+        postmaster gets SIGTERM from its pid file."""
         try:
             self._run(_binary("pg_ctl"), "-D", str(self.root / "data"), "-m", "fast", "-w", "stop")
+        except RuntimeError:
+            self._terminate()
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
+
+    def _terminate(self) -> None:
+        pid_file = self.root / "data" / "postmaster.pid"
+        try:
+            pid = int(pid_file.read_text().splitlines()[0])
+        except (OSError, ValueError, IndexError):
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and pid_file.exists():
+            time.sleep(0.1)
 
     def _run(self, *argv: str) -> None:
         command = ["runuser", "-u", self.as_user, "--", *argv] if self.as_user else list(argv)

@@ -152,7 +152,12 @@ def test_one_process_per_data_dir_syncs_a_remote(
         phases = lambda: {first.workers[0].status.phase, second.workers[0].status.phase}  # noqa: E731
         _until(lambda: "healthy" in phases(), "one worker to sync")
         time.sleep(1.0)  # several intervals: the other never gets the lease
-        assert phases() == {"healthy", "idle"}
+        holder, waiter = (
+            (first, second) if first.workers[0].status.phase != "idle" else (second, first)
+        )
+        assert holder.workers[0].status.last_sync_at is not None
+        assert waiter.workers[0].status.phase == "idle"
+        assert waiter.workers[0].status.last_sync_at is None
     finally:
         first.stop()
         second.stop()

@@ -152,6 +152,11 @@ class ScratchPostgres:
         command = ["runuser", "-u", self.as_user, "--", *argv] if self.as_user else list(argv)
         started = time.monotonic()
         result = subprocess.run(command, capture_output=True, text=True, cwd=self.root)
+        if result.returncode != 0 and self.as_user and not os.stat("/").st_mode & 0o001:
+            raise RuntimeError(
+                f"{Path(argv[0]).name} cannot run as {self.as_user}: / is mode"
+                f" {os.stat('/').st_mode & 0o777:o} (something made it private) — chmod 755 /"
+            )
         if result.returncode != 0:
             log = self.root / "server.log"
             tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""

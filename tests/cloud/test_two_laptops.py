@@ -70,6 +70,8 @@ def test_reason_codes_on_stderr(sandbox: Sandbox, cloud: CloudServer, tmp_path: 
     laptop.ok("cloud", "config", "--server", cloud.url)
     unenrolled = laptop.run("sync", "--cloud", "--project", "team")
     assert unenrolled.stderr.startswith("error: blocked_unenrolled")
+    by_env = laptop.run("sync", "--project", "team", ENGRAM_CLOUD_SYNC="1")
+    assert by_env.stderr.startswith("error: blocked_unenrolled")
     laptop.ok("cloud", "enroll", "team")
     no_token = laptop.run("sync", "--cloud", "--project", "team")
     laptop.ok("save", "x", "y", "--project", "team")

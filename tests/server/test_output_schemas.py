@@ -23,6 +23,7 @@ from engram.server.output_schemas import DATA
 from engram.server.registry import all_tools
 from engram.testing import Sandbox
 from tests.server.mcp_process import ENGRAM_MCP
+from tests.server.tool_state import fresh_tool_state
 
 TS_CLIENT = Path(__file__).with_name("ts_sdk_client.cjs")
 # Read once at import, before a sandbox points HOME elsewhere.
@@ -180,3 +181,6 @@ def test_the_typescript_sdk_client_accepts_every_result(sandbox: Sandbox) -> Non
     assert called == set(declared)
     failed = {r["tool"] for r in seen["results"] if r["isError"]}
     assert failed == EXPECTED_ERRORS
+
+
+__all__ = ["fresh_tool_state"]

@@ -9,6 +9,7 @@ from engram.server.app import EngramServer
 from engram.server.options import ServerOptions
 from engram.store.db import Store
 from engram.testing import Sandbox
+from tests.server.tool_state import fresh_tool_state
 
 
 def test_an_explicit_project_is_ignored_outside_recovery(sandbox: Sandbox) -> None:
@@ -30,3 +31,6 @@ def test_an_explicit_project_is_ignored_outside_recovery(sandbox: Sandbox) -> No
     assert content["data"]["project"] == "workspace"  # type: ignore[index]
     assert content["data"]["result"]["prompt"]["project"] == "workspace"  # type: ignore[index]
     assert any("project was ignored" in d for d in content["diagnostics"])  # type: ignore[attr-defined]
+
+
+__all__ = ["fresh_tool_state"]

@@ -9,6 +9,7 @@ from engram.server.app import EngramServer
 from engram.server.options import ServerOptions
 from engram.store.db import Store
 from engram.testing import Sandbox
+from tests.server.tool_state import fresh_tool_state
 
 
 def test_mem_stats_reports_the_current_project_by_default(sandbox: Sandbox) -> None:
@@ -31,3 +32,6 @@ def test_mem_stats_reports_the_current_project_by_default(sandbox: Sandbox) -> N
     assert everything["result"]["observations"] == 3  # type: ignore[index]
     other = anyio.run(stats, {"project": "other-app"})
     assert other["result"]["observations"] == 2  # type: ignore[index]
+
+
+__all__ = ["fresh_tool_state"]

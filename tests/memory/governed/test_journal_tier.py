@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from engram.testing import Sandbox
+from tests.server.tool_state import fresh_tool_state
 
 ENGRAM = str(Path(sys.executable).with_name("engram"))
 
@@ -77,3 +78,6 @@ def test_an_empty_query_loads_no_journal(sandbox: Sandbox) -> None:
     engram(sandbox, "save", "Rate limit login", "**What** 5 tries")
     data = json.loads(engram(sandbox, "load", "--json").stdout)
     assert data["journal"] == []
+
+
+__all__ = ["fresh_tool_state"]

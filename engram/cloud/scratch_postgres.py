@@ -76,10 +76,18 @@ class ScratchPostgres:
         if as_user:
             shutil.chown(root, user=as_user)
             shutil.chown(root / "sock", user=as_user)
-        pg._run(
+        try:
+            pg._initialise()
+        except BaseException:
+            pg.stop()  # never leave a half-made cluster or its folder behind
+            raise
+        return pg
+
+    def _initialise(self) -> None:
+        self._run(
             _binary("initdb"),
             "-D",
-            str(root / "data"),
+            str(self.root / "data"),
             "-U",
             "engram",
             "--auth=trust",
@@ -89,28 +97,27 @@ class ScratchPostgres:
             "--locale=C",
         )
         options = (
-            f"-p {pg.port} -k {pg.socket_dir} -c listen_addresses=127.0.0.1"
+            f"-p {self.port} -k {self.socket_dir} -c listen_addresses=127.0.0.1"
             " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
             " -c max_connections=200"
             # Dynamic shared memory in the data dir, not /dev/shm: several clusters of several
             # users on one machine never meet there. No parallel workers either.
             " -c dynamic_shared_memory_type=mmap -c max_parallel_workers_per_gather=0"
         )
-        pg._run(
+        self._run(
             _binary("pg_ctl"),
             "-D",
-            str(root / "data"),
+            str(self.root / "data"),
             "-o",
             options,
             "-l",
-            str(root / "server.log"),
+            str(self.root / "server.log"),
             "-w",
             "-t",
             "60",
             "start",
         )
-        pg.create_database("engram")
-        return pg
+        self.create_database("engram")
 
     def create_database(self, name: str) -> str:
         """Create an empty database and return its URL."""

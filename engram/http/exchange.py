@@ -200,8 +200,10 @@ async def _read_body(request: Request, limit: int, parse: bool) -> Any:
         return None  # routes that need fields say so (``Call.fields``)
     try:
         return json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        message = getattr(exc, "msg", "nested too deeply")
+    except (ValueError, RecursionError) as exc:  # ValueError: also a number of 4,300+ digits
+        message = getattr(exc, "msg", None) or (
+            "nested too deeply" if isinstance(exc, RecursionError) else "a number is too long"
+        )
         raise bad_request(
             "http.bad_json", f"the request body is not valid JSON: {message}"
         ) from None

@@ -29,6 +29,8 @@ STATUS_BY_CODE: dict[str, int] = {
     "memory.project_immutable": 409,
     "project.bad_config": 400,
     "project.binding_unavailable": 500,
+    "store.value_out_of_range": 400,
+    "store.busy": 503,
 }
 
 # The seed's wire names for a few codes.

@@ -113,6 +113,12 @@ def parse_backup(text: str, *, source: str = "backup") -> tuple[str, backup_sche
             f"{source} is not JSON ({exc.msg} at line {exc.lineno})",
             "pass a file written by `engram export`",
         ) from exc
+    except ValueError:  # a number of 4,300+ digits (CPython's int parsing limit)
+        raise EngramError(
+            "backup.not_json",
+            f"{source} is not a backup (it holds a number too long to read)",
+            "pass a file written by `engram export`",
+        ) from None
     except RecursionError:
         raise EngramError(
             "backup.not_json",

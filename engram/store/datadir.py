@@ -47,6 +47,13 @@ def resolve_data_dir(env: Mapping[str, str] | None = None) -> Path:
                 f"ENGRAM_DATA_DIR must be an absolute path, got {raw.strip()!r}",
                 "set ENGRAM_DATA_DIR to an absolute path (or unset it to use ~/.engram)",
             )
+        if _is_root(path):
+            # Engram would write its database next to the system's folders and make / private.
+            raise EngramError(
+                "store.bad_data_dir",
+                f"ENGRAM_DATA_DIR={raw.strip()!r} names the root of the filesystem",
+                "set ENGRAM_DATA_DIR to a folder of its own (or unset it to use ~/.engram)",
+            )
         return path
     home = env.get("HOME", "").strip() or env.get("USERPROFILE", "").strip()
     return (Path(home) if home else Path.home()) / ".engram"
@@ -197,8 +204,14 @@ def check_private(path: Path) -> None:
         )
 
 
+def _is_root(path: Path) -> bool:
+    return Path(os.path.abspath(path)) == Path(os.path.abspath(path)).parent
+
+
 def _is_engram_folder(path: Path) -> bool:
     """Only a folder that is Engram's alone is re-moded (never ``/`` or a home directory)."""
+    if _is_root(path) or path == Path.home():
+        return False
     if (path / DB_FILENAME).exists() or path.name == ".engram":
         return True
     try:

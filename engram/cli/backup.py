@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -54,7 +55,8 @@ def _write_atomically(path: Path, text: str) -> None:
             os.fsync(handle.fileno())
         os.replace(temp, path)
     except OSError as exc:
-        temp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # e.g. the folder is a file: there is no temp
+            temp.unlink(missing_ok=True)
         raise EngramError(
             "backup.write_failed",
             f"cannot write {path}: {exc.strerror}",

@@ -148,11 +148,13 @@ def read_binding(repo: GitRepo) -> str | None:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
+    except UnicodeDecodeError as exc:
+        raise _binding_error(path, "it is not UTF-8 text") from exc
     except OSError as exc:
         raise _binding_error(path, f"cannot read it ({exc.strerror})") from exc
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as exc:
+    except (ValueError, RecursionError) as exc:  # also a 4,300-digit number, deep nesting
         raise _binding_error(path, "it is not valid JSON") from exc
     label = data.get("label") if isinstance(data, dict) else None
     if not isinstance(label, str) or not label.strip():
@@ -178,7 +180,8 @@ def write_binding(repo: GitRepo, label: str) -> None:
     except OSError as exc:
         raise _binding_error(path, f"cannot write it ({exc.strerror})") from exc
     finally:
-        temp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # the folder may be a file: there is no temp
+            temp.unlink(missing_ok=True)
 
 
 def _binding_error(path: Path, why: str) -> EngramError:

@@ -13,7 +13,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print stable JSON.")]
 
 projects_app = typer.Typer(
     name="projects",
-    help="List projects, merge spelling variants, rescue unowned legacy rows.",
+    help="List projects, merge one into another, rescue unowned legacy rows.",
     no_args_is_help=True,
 )
 
@@ -87,20 +87,22 @@ def list_command(as_json: JsonOption = False) -> None:
 
 @projects_app.command("merge")
 def merge_command(
-    source: Annotated[str, typer.Option("--from", help="The variant name to merge away.")],
-    target: Annotated[str, typer.Option("--to", help="The canonical name to keep.")],
+    source: Annotated[str, typer.Option("--from", help="The project to merge away.")],
+    target: Annotated[
+        str, typer.Option("--to", help="The existing project (or spelling of --from) to keep.")
+    ],
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Preview; change nothing.")] = False,
     apply: Annotated[bool, typer.Option("--apply", help="Move the rows.")] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Merge one spelling variant of a project into its canonical name."""
+    """Merge one project into another (any two names; `inbox` is never the target)."""
     from engram.cli.selection import open_store
     from engram.memory import projects
 
     if dry_run == apply:
         raise typer.BadParameter("pass exactly one of --dry-run or --apply")
     with open_store() as store:
-        report = projects.merge_projects(store, [source], target, apply=apply)
+        report = projects.merge_projects(store, [source], target, apply=apply, any_names=True)
     if as_json:
         emit_json(report.to_dict())
         return

@@ -101,32 +101,74 @@ class MergeReport:
 
 
 def merge_projects(
-    store: Store, sources: list[str], target: str, *, apply: bool = False
+    store: Store,
+    sources: list[str],
+    target: str,
+    *,
+    apply: bool = False,
+    any_names: bool = False,
 ) -> MergeReport:
     """Move every row of each source project name to ``target`` (dry run unless ``apply``).
 
+    By default only spelling variants of ``target`` may be merged (the agent tool's rule).
+    With ``any_names`` (the CLI's explicit merge) any existing project may be folded into any
+    other existing project; a target that does not exist yet is then accepted only when it is
+    a spelling variant of every source. Rows move with plain updates, so the sync journal
+    records each move like any other write.
+
     Raises:
         EngramError: ``memory.merge_bad_names`` (no source, blank target, a source equal to
-            the target, or an unrelated name) and ``memory.unknown_project`` (a source with
-            no rows). Nothing changes when any source is refused.
+            the target, or an unrelated name without ``any_names``),
+            ``memory.merge_reserved_target`` (``inbox`` or a spelling of it) and
+            ``memory.unknown_project`` (a source, or with ``any_names`` an unrelated target,
+            with no rows). Nothing changes when any name is refused.
     """
     target = target.strip()
-    names = [s.strip() for s in sources if s.strip()]
+    names = list(dict.fromkeys(s.strip() for s in sources if s.strip()))
+    _check_names(names, target, any_names=any_names)
+    with store.write() as conn:
+        known = set(projects.known_names(conn))
+        planned = {name: projects.counts_for(conn, name) for name in names}
+        for name, counts in planned.items():
+            if name not in known and counts == MoveCounts(0, 0, 0):
+                raise _unknown(name, known)
+        unrelated = any(variant_key(name) != variant_key(target) for name in names)
+        if (
+            unrelated
+            and target not in known
+            and projects.counts_for(conn, target) == MoveCounts(0, 0, 0)
+        ):
+            raise _unknown(target, known)
+        if apply:
+            planned = {name: projects.move(conn, name, target) for name in planned}
+    return MergeReport(target, apply, planned)
+
+
+def _check_names(names: list[str], target: str, *, any_names: bool) -> None:
+    """Refuse a merge whose names are missing, reserved, identical or (strictly) unrelated."""
     if not target or not names:
         raise EngramError(
             "memory.merge_bad_names",
             "a merge needs at least one source name and a target name",
-            "pass --from NAME[,NAME...] and --to NAME",
+            "pass --from NAME --to NAME",
         )
     if variant_key(target) == "inbox":
         raise EngramError(
             "memory.merge_reserved_target",
             f"{target!r} is the reserved inbox project and never a merge target",
-            "merge into the project's own name instead",
+            "merge into another project instead",
             target=target,
         )
     for name in names:
-        if name == target or variant_key(name) != variant_key(target):
+        if name == target:
+            raise EngramError(
+                "memory.merge_bad_names",
+                f"{name!r} is both the source and the target",
+                "name two different projects",
+                source=name,
+                target=target,
+            )
+        if not any_names and variant_key(name) != variant_key(target):
             raise EngramError(
                 "memory.merge_bad_names",
                 f"{name!r} is not a spelling variant of {target!r}",
@@ -134,17 +176,15 @@ def merge_projects(
                 source=name,
                 target=target,
             )
-    with store.write() as conn:
-        known = set(projects.known_names(conn))
-        planned = {name: projects.counts_for(conn, name) for name in dict.fromkeys(names)}
-        for name, counts in planned.items():
-            if name not in known and counts == MoveCounts(0, 0, 0):
-                raise EngramError(
-                    "memory.unknown_project",
-                    f"no project named {name!r}",
-                    "run `engram projects list` to see the names in use",
-                    available_projects=sorted(known),
-                )
-        if apply:
-            planned = {name: projects.move(conn, name, target) for name in planned}
-    return MergeReport(target, apply, planned)
+
+
+def _unknown(name: str, known: set[str]) -> EngramError:
+    """The error for a merge name that no row carries, listing the names in use."""
+    listing = ", ".join(sorted(known)) or "none yet"
+    return EngramError(
+        "memory.unknown_project",
+        f"no project named {name!r} (known: {listing})",
+        "run `engram projects list` to see the names in use",
+        project=name,
+        available_projects=sorted(known),
+    )

@@ -139,7 +139,7 @@ def promote(
         raise EngramError(
             "governed.unknown_note",
             f"no working note {note_id!r} in project {kb.project}",
-            "list notes with `engram load --disclosure cards` or `engram status`",
+            "list notes with `engram load --full --disclosure cards` (notes are marked `note`)",
         )
     new_type = type or ("convention" if row["type"] == "note" else row["type"])
     candidate = Candidate(

@@ -2,8 +2,10 @@
 
 Usage: .venv/bin/python bench/hook_bench.py [--observations 10000] [--runs 40]
 
-Prints p50 / p95 wall time of the hook (the installed `engram` console script, exactly what
-Claude Code runs) and of a bare `python -c pass` measured in the same run, and their ratio.
+Prints p50 / p95 wall time and p50 CPU time of the hook (the installed `engram` console script,
+exactly what Claude Code runs), interleaved in one run: answered by a running `engram serve` on a
+free port (`ENGRAM_PORT`), and in-process (`ENGRAM_PORT` naming a port nobody listens on), each
+as a ratio to a bare `python -c pass` measured in the same run.
 The store is built once under bench/.cache/ and reused (delete the folder to rebuild).
 """
 
@@ -13,6 +15,7 @@ import argparse
 import json
 import os
 import resource
+import socket
 import statistics
 import subprocess
 import sys
@@ -64,16 +67,16 @@ def build_store(data_dir: Path, count: int) -> None:
 CPU: dict[str, list[float]] = {}
 
 
-def timed(argv: list[str], stdin: bytes, env: dict[str, str], cwd: Path) -> float:
+def timed(label: str, argv: list[str], stdin: bytes, env: dict[str, str], cwd: Path) -> float:
     """Wall time of one run; its CPU time (user + sys, less sensitive to a busy machine) is
-    appended to ``CPU[argv[0]]``."""
+    appended to ``CPU[label]``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     result = subprocess.run(argv, input=stdin, capture_output=True, env=env, cwd=cwd, check=False)
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    CPU.setdefault(argv[0], []).append(cpu)
+    CPU.setdefault(label, []).append(cpu)
     if result.returncode != 0 or result.stderr:
         raise SystemExit(f"{argv} failed: {result.stderr.decode()}")
     return elapsed
@@ -82,6 +85,54 @@ def timed(argv: list[str], stdin: bytes, env: dict[str, str], cwd: Path) -> floa
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_server(
+    engram: Path, env: dict[str, str], port: int, cwd: Path
+) -> subprocess.Popen[bytes]:
+    """``engram serve <port>`` over the bench store, once /health answers."""
+    server = subprocess.Popen(
+        [str(engram), "serve", str(port)],
+        env=env,
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
+                sock.sendall(
+                    b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+                )
+                if sock.recv(64).startswith(b"HTTP/1.1 200"):
+                    return server
+        except OSError:
+            time.sleep(0.2)
+    server.kill()
+    raise SystemExit("engram serve did not answer /health")
+
+
+def server_cpu(pid: int) -> float:
+    """User + system CPU seconds the server process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def report(label: str, times: list[float], bare: list[float]) -> None:
+    p50, bare_p50 = statistics.median(times), statistics.median(bare)
+    cpu = statistics.median(CPU[label][1:])
+    bare_cpu = statistics.median(CPU["bare"])
+    print(
+        f"{label:<24} wall p50 {p50 * 1000:6.1f} ms  p95 {percentile(times, 0.95) * 1000:6.1f} ms"
+        f"  ratio {p50 / bare_p50:.2f}x   CPU p50 {cpu * 1000:5.1f} ms  ratio {cpu / bare_cpu:.2f}x"
+    )
 
 
 def main() -> None:
@@ -96,50 +147,73 @@ def main() -> None:
     build_store(data_dir, args.observations)
 
     engram = Path(sys.executable).with_name("engram")
+    port, dead_port = free_port(), free_port()
     env = dict(os.environ, ENGRAM_DATA_DIR=str(data_dir), ENGRAM_PROJECT=PROJECT)
+    env.pop("ENGRAM_SOCKET", None)
     # An installed Engram has its bytecode compiled (pip does it); let the first call cache it.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    warm = {"hook_event_name": "SessionStart", "session_id": "bench-warm", "cwd": str(workspace)}
-    timed([str(engram), "hook", "claude"], json.dumps(warm).encode(), env, workspace)
-    hook_times: list[float] = []
-    bare_times: list[float] = []
-    for n in range(args.runs):
-        payload = {
+    served = dict(env, ENGRAM_PORT=str(port))
+    alone = dict(env, ENGRAM_PORT=str(dead_port))  # nothing listens there: in-process
+    server = start_server(engram, dict(env, ENGRAM_PORT=""), port, workspace)
+    try:
+        hook = [str(engram), "hook", "claude"]
+        warm = {
             "hook_event_name": "SessionStart",
-            "source": "startup",
-            "session_id": f"bench-{os.getpid()}-{n}",
+            "session_id": "bench-warm",
             "cwd": str(workspace),
         }
-        hook_times.append(
-            timed([str(engram), "hook", "claude"], json.dumps(payload).encode(), env, workspace)
-        )
-        bare_times.append(timed([sys.executable, "-c", "pass"], b"", env, workspace))
+        for label, hook_env in (("with engram serve", served), ("in-process", alone)):
+            timed(label, hook, json.dumps(warm).encode(), hook_env, workspace)
+        times: dict[str, list[float]] = {"with engram serve": [], "in-process": [], "bare": []}
+        served_cpu = 0.0
+        for n in range(args.runs):
+            payload = {
+                "hook_event_name": "SessionStart",
+                "source": "startup",
+                "session_id": f"bench-{os.getpid()}-{n}",
+                "cwd": str(workspace),
+            }
+            stdin = json.dumps(payload).encode()
+            before = server_cpu(server.pid)
+            times["with engram serve"].append(
+                timed("with engram serve", hook, stdin, served, workspace)
+            )
+            served_cpu += server_cpu(server.pid) - before
+            payload["session_id"] += "-alone"
+            stdin = json.dumps(payload).encode()
+            times["in-process"].append(timed("in-process", hook, stdin, alone, workspace))
+            times["bare"].append(timed("bare", [sys.executable, "-c", "pass"], b"", env, workspace))
 
-    answer = subprocess.run(
-        [str(engram), "hook", "claude"],
-        input=json.dumps({**payload, "session_id": "bench-check"}).encode(),
-        capture_output=True,
-        env=env,
-        cwd=workspace,
-        check=True,
-    ).stdout
-    context = json.loads(answer)["hookSpecificOutput"]["additionalContext"]
-    hook_p50, bare_p50 = statistics.median(hook_times), statistics.median(bare_times)
-    print(f"store: {args.observations} observations, {args.runs} runs each")
-    print(f"pack: {len(context.encode())} bytes")
+        answers = [
+            subprocess.run(
+                hook,
+                input=json.dumps({**payload, "session_id": f"bench-check-{name}"}).encode(),
+                capture_output=True,
+                env=hook_env,
+                cwd=workspace,
+                check=True,
+            ).stdout
+            for name, hook_env in (("served", served), ("alone", alone))
+        ]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    context = json.loads(answers[0])["hookSpecificOutput"]["additionalContext"]
+    alone_context = json.loads(answers[1])["hookSpecificOutput"]["additionalContext"]
+    print(f"store: {args.observations} observations, {args.runs} runs each, interleaved")
+    print(f"pack: {len(context.encode())} bytes (in-process: {len(alone_context.encode())} bytes)")
+    bare = times["bare"]
     print(
-        f"engram hook claude SessionStart: p50 {hook_p50 * 1000:.1f} ms, p95 {percentile(hook_times, 0.95) * 1000:.1f} ms"
+        f"{'python -c pass':<24} wall p50 {statistics.median(bare) * 1000:6.1f} ms"
+        f"  p95 {percentile(bare, 0.95) * 1000:6.1f} ms"
+        f"                 CPU p50 {statistics.median(CPU['bare']) * 1000:5.1f} ms"
     )
+    for label in ("with engram serve", "in-process"):
+        report(label, times[label], bare)
     print(
-        f"python -c pass:                  p50 {bare_p50 * 1000:.1f} ms, p95 {percentile(bare_times, 0.95) * 1000:.1f} ms"
+        f"engram serve's own CPU per served hook: {served_cpu / args.runs * 1000:.1f} ms "
+        "(work moved out of the hook process, not counted above)"
     )
-    print(f"ratio (p50 hook / p50 bare python): {hook_p50 / bare_p50:.2f}x")
-    hook_cpu = statistics.median(CPU[str(engram)][1:])
-    bare_cpu = statistics.median(CPU[sys.executable])
-    print(
-        f"CPU time p50: hook {hook_cpu * 1000:.1f} ms, bare python {bare_cpu * 1000:.1f} ms, ratio {hook_cpu / bare_cpu:.2f}x"
-    )
-    print(f"hook over bare python (p50): {(hook_p50 - bare_p50) * 1000:.1f} ms")
 
 
 if __name__ == "__main__":

@@ -20,17 +20,40 @@ def main(argv: list[str] | None = None) -> int:
     """
     args = sys.argv[1:] if argv is None else argv
     if args and args[0] == "hook" and not {"-h", "--help"} & set(args[1:]):
-        from engram.hooks.runtime import run_hook
-
         if argv is not None:
+            from engram.hooks.runtime import run_hook
+
             return run_hook(args[1:])
-        code = run_hook(args[1:], close_store=False)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
+        os._exit(_hook(args[1:]))
     from engram.cli.app import main as app_main
 
     return app_main(args)
+
+
+def _hook(args: list[str]) -> int:
+    """``engram hook`` as the program: the running runtime answers when it can, else this
+    process does the work itself (see :mod:`engram.hooks.client`)."""
+    raw = sys.stdin.buffer.read()
+    if len(args) == 1 and os.environ.get("ENGRAM_HOOK_LOCAL", "") != "1":
+        from engram.hooks.client import ask_runtime
+
+        answered = ask_runtime(args[0], raw, os.environ)
+        if answered is not None:
+            out, warning = answered
+            if warning:
+                sys.stderr.write(warning + "\n")
+                sys.stderr.flush()
+            sys.stdout.buffer.write(out)
+            sys.stdout.buffer.flush()
+            return 0
+    import io
+
+    from engram.hooks.runtime import run_hook
+
+    code = run_hook(args, stdin=io.BytesIO(raw), close_store=False)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return code
 
 
 if __name__ == "__main__":

@@ -111,14 +111,14 @@ def _text(payload: dict[str, Any], *keys: str) -> str:
     return ""
 
 
-def _cwd(payload: dict[str, Any]) -> str:
+def _cwd(payload: dict[str, Any], default: str | None) -> str:
     cwd = _text(payload, "cwd", "directory")
     if cwd:
         return cwd
     roots = payload.get("workspace_roots")
     if isinstance(roots, list) and roots and isinstance(roots[0], str):
         return roots[0]
-    return os.getcwd()
+    return default or os.getcwd()
 
 
 def _prompt(payload: dict[str, Any]) -> str:
@@ -131,8 +131,11 @@ def _prompt(payload: dict[str, Any]) -> str:
     return ""
 
 
-def read_event(host: str, payload: dict[str, Any]) -> HookEvent:
-    """Normalise one hook payload from ``host`` (already canonical) into a :class:`HookEvent`."""
+def read_event(host: str, payload: dict[str, Any], cwd: str | None = None) -> HookEvent:
+    """Normalise one hook payload from ``host`` (already canonical) into a :class:`HookEvent`.
+
+    ``cwd``: the hook process's folder, for payloads that name none (default: this process's).
+    """
     name = _text(payload, "hook_event_name", "agent_action_name", "event")
     moment = EVENT_MOMENTS[host].get(name, Moment.OTHER)
     source = _text(payload, "source", "trigger")
@@ -144,6 +147,6 @@ def read_event(host: str, payload: dict[str, Any]) -> HookEvent:
         name=name,
         moment=moment,
         session_id=session_id,
-        cwd=_cwd(payload),
+        cwd=_cwd(payload, cwd),
         prompt=_prompt(payload) if moment is Moment.PROMPT else "",
     )

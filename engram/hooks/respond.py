@@ -44,28 +44,42 @@ def _budget(env: Mapping[str, str], key: str, default: int) -> int:
     return int(raw) if raw.isdigit() and int(raw) > 0 else default
 
 
-def respond(event: HookEvent, env: Mapping[str, str], *, close_store: bool = True) -> str:
+def respond(
+    event: HookEvent,
+    env: Mapping[str, str],
+    *,
+    close_store: bool = True,
+    memory: Memory | None = None,
+) -> str:
     """Do what ``event`` calls for and return the host's answer text ("" for no output).
 
-    ``close_store=False``: the caller's process ends right after (see :func:`open_memory`)."""
+    ``close_store=False``: the caller's process ends right after (see :func:`open_memory`).
+    ``memory``: a store already open (``engram serve``), used instead of opening one."""
     if event.moment is Moment.OTHER:
         return empty_answer(event.host, event.name)
-    with open_memory(env, close=close_store) as memory:
-        project = memory.project_for(Path(event.cwd), env)
-        path = state_path(memory.data_dir, event.host, event.session_id or "no-session")
-        state = load_state(path)
-        if event.moment is Moment.END:
-            memory.end_session(event.session_id)
-            forget_state(path)
-            return empty_answer(event.host, event.name)
-        if event.moment is Moment.COMPACTING:
-            state.compacted = True
-            save_state(path, state)
-            return empty_answer(event.host, event.name)
-        context = _context(memory, event, project, state, env)
-        state.project = project
+    if memory is not None:
+        return _respond(memory, event, env)
+    with open_memory(env, close=close_store) as opened:
+        return _respond(opened, event, env)
+
+
+def _respond(memory: Memory, event: HookEvent, env: Mapping[str, str]) -> str:
+    """One event against an open store."""
+    project = memory.project_for(Path(event.cwd), env)
+    path = state_path(memory.data_dir, event.host, event.session_id or "no-session")
+    state = load_state(path)
+    if event.moment is Moment.END:
+        memory.end_session(event.session_id)
+        forget_state(path)
+        return empty_answer(event.host, event.name)
+    if event.moment is Moment.COMPACTING:
+        state.compacted = True
         save_state(path, state)
-        return context_answer(event.host, event.name, context)
+        return empty_answer(event.host, event.name)
+    context = _context(memory, event, project, state, env)
+    state.project = project
+    save_state(path, state)
+    return context_answer(event.host, event.name, context)
 
 
 def _context(

@@ -13,17 +13,20 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any, BinaryIO, TextIO
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from engram.errors import EngramError
 from engram.hooks.answers import empty_answer
 from engram.hooks.events import canonical_host, read_event
 
+if TYPE_CHECKING:
+    from engram.hooks.recall import Memory
+
 USAGE = "usage: engram hook <host>   (reads the host's hook JSON on stdin)"
 
 
-def _read_payload(stream: BinaryIO) -> dict[str, Any]:
-    raw = stream.read()
+def _read_payload(raw: bytes) -> dict[str, Any]:
     if not raw.strip():
         return {}
     payload = json.loads(raw.decode("utf-8-sig", "replace"))
@@ -63,17 +66,36 @@ def run_hook(
     except EngramError as exc:
         stderr.write(f"engram hook: {exc.one_line()}\n")
         return 2
+    answer, warning = hook_answer(host, stdin.read(), os.environ, close_store=close_store)
+    if warning:
+        stderr.write(warning + "\n")
+    _write(stdout, answer)
+    return 0
+
+
+def hook_answer(
+    host: str,
+    raw: bytes,
+    env: Mapping[str, str],
+    *,
+    memory: Memory | None = None,
+    cwd: str | None = None,
+    close_store: bool = True,
+) -> tuple[str, str]:
+    """The answer text for one event of ``host`` (canonical) and the warning line ("" for none).
+
+    Never raises: a failure gives the host's empty answer and a one-line warning. ``memory``
+    (a store already open, as in ``engram serve``) is used instead of opening one from ``env``;
+    ``cwd`` is the hook process's folder when it is not this process's.
+    """
     event_name = ""
     try:
-        payload = _read_payload(stdin)
-        event = read_event(host, payload)
+        payload = _read_payload(raw)
+        event = read_event(host, payload, cwd)
         event_name = event.name
         from engram.hooks.respond import respond
 
-        answer = respond(event, os.environ, close_store=close_store)
+        return respond(event, env, close_store=close_store, memory=memory), ""
     except Exception as exc:  # fail open: the host must keep working
         detail = exc.one_line() if isinstance(exc, EngramError) else f"{type(exc).__name__}: {exc}"
-        stderr.write(f"engram hook {host}: {detail}\n")
-        answer = empty_answer(host, event_name)
-    _write(stdout, answer)
-    return 0
+        return empty_answer(host, event_name), f"engram hook {host}: {detail}"

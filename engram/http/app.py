@@ -38,6 +38,7 @@ ROUTE_GROUPS: list[str] = [
     "projects",
     "sync_status",
     "conflicts",
+    "hooks",
 ]
 
 Lifespan = Callable[[Starlette], AbstractAsyncContextManager[None]]

@@ -43,3 +43,27 @@ def test_session_start_imports_nothing_heavy(sandbox: Sandbox) -> None:
     assert {"engram.hooks.respond", "engram.memory.context", "engram.store.db"} <= set(modules)
     loaded = sorted(m for m in modules if m.split(".")[0] in HEAVY)
     assert loaded == []
+
+
+# What the hook imports before it knows whether a running `engram serve` will answer.
+CLIENT_CHILD = """
+import sys
+import engram.cli.entry, engram.hooks.client
+print(" ".join(sorted(sys.modules)))
+"""
+
+
+def test_runtime_client_imports_neither_store_nor_memory(sandbox: Sandbox) -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", CLIENT_CHILD],
+        capture_output=True,
+        text=True,
+        env=sandbox.env(),
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    modules = set(result.stdout.split())
+    assert "engram.hooks.client" in modules
+    assert {m for m in modules if m.startswith(("engram.store", "engram.memory"))} == set()
+    slow = {"json", "sqlite3", "pathlib", "dataclasses", "typing", "socket", "enum", "re"}
+    assert slow & modules == set()

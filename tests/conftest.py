@@ -29,3 +29,18 @@ def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Sandbox
             monkeypatch.delenv(key, raising=False)
     monkeypatch.chdir(box.workspace)
     yield box
+
+
+@pytest.fixture(autouse=True)
+def _forget_the_tool_store() -> Iterator[None]:
+    """The in-process ``mem_*``/``engram_*`` tools cache the store they first opened; a test
+    that ran them must not leave the next test (another sandbox) reading its data dir."""
+    yield
+    context = sys.modules.get("engram.server.mem_tools.context")
+    state = getattr(context, "STATE", None)
+    if state is not None:
+        if state._store is not None:
+            state._store.close()
+        state._store = None
+        state.recoveries.clear()
+        state.prompts.clear()

@@ -108,3 +108,23 @@ def observation_ids(conn: sqlite3.Connection, session_id: str, *, limit: int) ->
         (session_id, limit),
     )
     return [int(row[0]) for row in rows]
+
+
+def live_in_directory(
+    conn: sqlite3.Connection, *, project: str, directory: str, manual_prefix: str
+) -> list[tuple[str, str | None, str]]:
+    """Live (not ended) sessions of ``project`` started in ``directory``, excluding the
+    manual-save sessions (ids starting ``manual_prefix``).
+
+    Each row is ``(id, runtime_lease_expires_at, last_activity)`` where the activity is the
+    latest observation's ``created_at``, else the session's ``started_at``.
+    """
+    rows = conn.execute(
+        "SELECT s.id, s.runtime_lease_expires_at,"
+        " COALESCE((SELECT max(o.created_at) FROM observations o WHERE o.session_id = s.id),"
+        " s.started_at)"
+        " FROM sessions s WHERE s.project = ? AND s.directory = ? AND s.ended_at IS NULL"
+        " AND substr(s.id, 1, ?) != ?",
+        (project, directory, len(manual_prefix), manual_prefix),
+    )
+    return [(str(r[0]), r[1], str(r[2])) for r in rows]

@@ -103,10 +103,10 @@ def read_project(explicit: str | None) -> ProjectDetection:
         return detection
     detection = projects_id.detect_project(here)
     projects_id.require_single(detection)
-    return _bound(detection)
+    return require_bound(detection)
 
 
-def _bound(detection: ProjectDetection) -> ProjectDetection:
+def require_bound(detection: ProjectDetection) -> ProjectDetection:
     """A detected project, if this repository is bound to it (``project.unconfirmed``)."""
     from engram.memory.project_binding import is_trusted, untrusted_error
 
@@ -153,7 +153,7 @@ def write_project(
     detection = projects_id.detect_project(here)
     if detection.source == "ambiguous":
         raise _ambiguous(detection, session_id or "")
-    return _bound(detection)
+    return require_bound(detection)
 
 
 def _backed(

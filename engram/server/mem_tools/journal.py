@@ -6,12 +6,14 @@ from __future__ import annotations
 from engram.errors import EngramError
 from engram.memory import observation as obs_ops
 from engram.memory import passive, prompts, save, sessions, topic
+from engram.memory.live_session import live_session_for
 from engram.memory.project import ProjectDetection, normalize_project_name
 from engram.server.envelope import ToolOutcome
 from engram.server.mem_tools.context import (
     STATE,
     USER_SELECTED,
     answer,
+    cwd,
     read_project,
     write_project,
 )
@@ -43,6 +45,13 @@ def _write_target(call: ToolCall) -> tuple[ProjectDetection, str | None]:
     # Ambiguity recovery may register an unknown session for the chosen project.
     if recovering and session_id and sessions.get_session(STATE.store(), session_id) is None:
         sessions.start_session(STATE.store(), session_id, project=detection.project)
+    if session_id is None or not str(session_id).strip():
+        # No session named: the one live session of this project in this directory, if any.
+        session_id = live_session_for(
+            STATE.store(),
+            project=detection.project,
+            directories=(detection.path or "", detection.cwd or "", str(cwd())),
+        )
     return detection, session_id
 
 
@@ -153,7 +162,6 @@ def run_save_prompt(call: ToolCall) -> ToolOutcome:
 def run_capture_passive(call: ToolCall) -> ToolOutcome:
     """mem_capture_passive: save each ``## Key Learnings:`` item (cwd project only)."""
     from engram.memory.project import detect_project, require_single
-    from engram.server.mem_tools.context import cwd
 
     detection = detect_project(cwd())
     project = require_single(detection)

@@ -1,0 +1,138 @@
+"""A save without ``session_id`` joins the live session of its directory (issue 9, item 5).
+
+Through the real ``engram-mcp``, in a fresh git repository the user confirmed with
+``engram init --confirm`` (issue 10's project binding): ``mem_session_start`` then ``mem_save``
+without a session id lands in that session. Two live sessions fail closed; an ended session
+is never used; an unconfirmed repository is refused before any session is looked at.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from engram.testing import Sandbox
+from tests.server.mcp_process import call, initialize, run_server
+
+ENGRAM = str(Path(sys.executable).with_name("engram"))
+
+
+def _repo(sandbox: Sandbox, name: str, *, remote: str | None = None, confirm: bool = True) -> Path:
+    folder = sandbox.root / "src" / name
+    folder.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
+    if remote:
+        subprocess.run(["git", "-C", str(folder), "remote", "add", "origin", remote], check=True)
+    if confirm:
+        done = subprocess.run(
+            [ENGRAM, "init", "--confirm"],
+            cwd=folder,
+            env=sandbox.env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+    return folder
+
+
+def _tools(sandbox: Sandbox, folder: Path, *calls: tuple[str, dict[str, Any]]) -> list[Any]:
+    lines = initialize() + [call(i + 1, tool, args) for i, (tool, args) in enumerate(calls)]
+    exchange = run_server(sandbox, lines, cwd=folder)
+    assert exchange.returncode == 0, exchange.stderr
+    return [exchange.result(i + 1) for i in range(len(calls))]
+
+
+def _session_of(sandbox: Sandbox, title: str) -> str:
+    with sqlite3.connect(sandbox.data_dir / "engram.db") as conn:
+        row = conn.execute("SELECT session_id FROM observations WHERE title = ?", (title,))
+        return str(row.fetchone()[0])
+
+
+def _error(result: dict[str, Any]) -> dict[str, Any]:
+    assert result.get("isError"), result
+    return result["structuredContent"]["data"]  # type: ignore[no-any-return]
+
+
+def test_save_without_session_id_goes_to_the_live_session(sandbox: Sandbox) -> None:
+    repo = _repo(sandbox, "billing")
+    started, saved, prompt = _tools(
+        sandbox,
+        repo,
+        ("mem_session_start", {"id": "claude-1"}),
+        ("mem_save", {"title": "Retry invoices nightly", "content": "cron at 02:00"}),
+        ("mem_save_prompt", {"content": "make invoices retry"}),
+    )
+    assert not started.get("isError") and not saved.get("isError"), saved
+    assert saved["structuredContent"]["data"]["project"] == "billing"
+    assert _session_of(sandbox, "Retry invoices nightly") == "claude-1"
+    assert not prompt.get("isError"), prompt
+    with sqlite3.connect(sandbox.data_dir / "engram.db") as conn:
+        rows = conn.execute("SELECT session_id FROM user_prompts").fetchall()
+    assert rows == [("claude-1",)]
+
+
+def test_no_live_session_saves_to_the_manual_session(sandbox: Sandbox) -> None:
+    repo = _repo(sandbox, "billing")
+    _tools(
+        sandbox,
+        repo,
+        ("mem_session_start", {"id": "claude-1"}),
+        ("mem_session_end", {"id": "claude-1"}),
+        ("mem_save", {"title": "After the session", "content": "x"}),
+    )
+    assert _session_of(sandbox, "After the session") == "manual-save-billing"
+
+
+def test_two_live_sessions_fail_closed_and_session_id_still_wins(sandbox: Sandbox) -> None:
+    repo = _repo(sandbox, "billing")
+    *_, refused, named = _tools(
+        sandbox,
+        repo,
+        ("mem_session_start", {"id": "claude-1"}),
+        ("mem_session_start", {"id": "claude-2"}),
+        ("mem_save", {"title": "Which one", "content": "x"}),
+        ("mem_save", {"title": "Named", "content": "y", "session_id": "claude-2"}),
+    )
+    error = _error(refused)
+    assert error["code"] == "memory.live_session_ambiguous", error
+    assert "claude-1" in error["message"] and "claude-2" in error["message"]
+    with sqlite3.connect(sandbox.data_dir / "engram.db") as conn:
+        assert (
+            conn.execute("SELECT count(*) FROM observations WHERE title = 'Which one'").fetchone()[
+                0
+            ]
+            == 0
+        )
+    assert not named.get("isError"), named
+    assert _session_of(sandbox, "Named") == "claude-2"
+
+
+def test_a_session_of_another_directory_is_not_joined(sandbox: Sandbox) -> None:
+    billing = _repo(sandbox, "billing")
+    other = _repo(sandbox, "shipping")
+    _tools(sandbox, other, ("mem_session_start", {"id": "ship-1"}))
+    (saved,) = _tools(sandbox, billing, ("mem_save", {"title": "Billing only", "content": "x"}))
+    assert not saved.get("isError"), saved
+    assert _session_of(sandbox, "Billing only") == "manual-save-billing"
+
+
+def test_unconfirmed_clone_gets_no_session_and_no_save(sandbox: Sandbox) -> None:
+    _repo(sandbox, "billing", remote="git@github.com:team/billing.git")
+    clone = _repo(sandbox, "clone/billing", remote="https://github.com/evil/billing", confirm=False)
+    started, saved = _tools(
+        sandbox,
+        clone,
+        ("mem_session_start", {"id": "claude-1"}),
+        ("mem_save", {"title": "Not yet", "content": "x"}),
+    )
+    assert _error(started)["code"] == "project.unconfirmed"
+    assert _error(saved)["code"] == "project.unconfirmed"
+    with sqlite3.connect(sandbox.data_dir / "engram.db") as conn:
+        assert conn.execute("SELECT count(*) FROM observations").fetchone()[0] == 0
+        assert (
+            conn.execute("SELECT count(*) FROM sessions WHERE id = 'claude-1'").fetchone()[0] == 0
+        )

@@ -2,7 +2,9 @@
 
 Agent hosts run ``engram hook <host>`` on every session start and prompt, so that path must not
 pay for typer, pydantic or the MCP SDK. This module imports nothing heavy itself: it looks at
-``argv[1]`` and either runs the hook runtime directly or hands off to the typer application.
+``argv[1]`` and either runs the hook (asking a running ``engram serve`` first, see
+:mod:`engram.hooks.client`, else the hook runtime in-process) or hands off to the typer
+application.
 """
 
 from __future__ import annotations

@@ -181,3 +181,25 @@ def test_route_names_its_refusals(server: Server, sandbox: Sandbox) -> None:
     assert unknown.status == 404 and unknown.json["code"] == "hook.unknown_host"
     unnamed = server.client.post("/hooks/claude", body=b"{}")
     assert unnamed.status == 400 and unnamed.json["code"] == "hooks.no_data_dir"
+
+
+def test_token_guarded_server_answers_only_hooks_that_carry_the_token(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    save(sandbox.env(), "Memory behind a token")
+    served = start_server(sandbox, env={"ENGRAM_HTTP_TOKEN": "s3cret-token"})
+    port = str(served.client.port)
+    try:
+        with_token, served_modules = hook(
+            sandbox, tmp_path, start(sandbox), ENGRAM_PORT=port, ENGRAM_HTTP_TOKEN="s3cret-token"
+        )
+        without, local_modules = hook(
+            sandbox, tmp_path, {**start(sandbox), "session_id": "s-2"}, ENGRAM_PORT=port
+        )
+    finally:
+        served.stop()
+    assert "Memory behind a token" in context_of(with_token)
+    assert "engram.store.db" not in served_modules
+    # Refused with 401: the hook still answers, in-process.
+    assert "Memory behind a token" in context_of(without)
+    assert "engram.store.db" in local_modules

@@ -9,8 +9,10 @@ work itself.
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +26,12 @@ PROJECT = "hooked"
 # The console script's hook path (without its final os._exit), then the modules it imported.
 CHILD = """
 import sys
+import threading
 from engram.cli import entry
 code = entry._hook(sys.argv[2:])
 modules = sorted(sys.modules)
 import json
+import socket
 with open(sys.argv[1], "w") as out:
     json.dump(modules, out)
 sys.exit(code)
@@ -203,3 +207,52 @@ def test_token_guarded_server_answers_only_hooks_that_carry_the_token(
     # Refused with 401: the hook still answers, in-process.
     assert "Memory behind a token" in context_of(without)
     assert "engram.store.db" in local_modules
+
+
+def test_a_listener_that_never_answers_or_is_not_engram_means_in_process(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    save(sandbox.env(), "Memory despite a stranger on the port")
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(4)  # connects succeed, nothing is ever read or answered
+        slow, slow_modules = hook(
+            sandbox, tmp_path, start(sandbox), ENGRAM_PORT=str(silent.getsockname()[1])
+        )
+    assert "Memory despite a stranger on the port" in context_of(slow)
+    assert "engram.store.db" in slow_modules
+    stranger = _StrangerServer()
+    try:
+        other, other_modules = hook(
+            sandbox, tmp_path, {**start(sandbox), "session_id": "s-2"}, ENGRAM_PORT=stranger.port
+        )
+    finally:
+        stranger.close()
+    assert "Memory despite a stranger on the port" in context_of(other)
+    assert "engram.store.db" in other_modules
+
+
+class _StrangerServer:
+    """Another program's HTTP server: answers every request 200 with a body of its own."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(4)
+        self.port = str(self.sock.getsockname()[1])
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        try:
+            conn, _ = self.sock.accept()
+        except OSError:
+            return
+        with conn:
+            conn.recv(65536)
+            body = b'{"hello": "not engram"}'
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+
+    def close(self) -> None:
+        self.sock.close()
+        self.thread.join(timeout=10)

@@ -74,7 +74,14 @@ DATA: dict[str, Schema] = {
         obj(("found", "saved_ids"), found=INT, saved_ids=array_of(INT), skipped=INT)
     ),
     "mem_save_prompt": answer(obj(("id",), id=INT, prompt=OBJ)),
-    "mem_search": answer(array_of(obj(("id", "title"), id=INT, title=STR, type=STR))),
+    "mem_search": obj(
+        ("result",),
+        project=MAYBE_STR,
+        project_source=MAYBE_STR,
+        project_path=MAYBE_STR,
+        result=array_of(obj(("id", "title"), id=INT, title=STR, type=STR)),
+        prompts=array_of(obj(("id", "content"), id=INT, content=STR, project=STR)),
+    ),
     "mem_context": answer(obj(("text",), text=STR, truncated=BOOL)),
     "mem_timeline": answer(obj(("focus", "before", "after"), focus=OBJ, before=ARR, after=ARR)),
     "mem_session_summary": answer(SAVED),

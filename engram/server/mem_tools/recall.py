@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engram.memory import context, search, timeline
+from engram.memory import context, prompts, search, timeline
 from engram.memory.project import ProjectDetection
 from engram.server.envelope import ToolOutcome
 from engram.server.mem_tools.context import STATE, answer, cwd, read_project
@@ -17,6 +17,7 @@ ADMIN = frozenset({"admin"})
 CONTEXT_DEFAULT_BYTES = 16 * 1024
 CONTEXT_MAX_BYTES = 64 * 1024
 PREVIEW_CHARS = 300
+PROMPT_MATCHES = 5
 
 
 def _scoped_project(call: ToolCall) -> tuple[ProjectDetection, str | None]:
@@ -43,13 +44,45 @@ def run_search(call: ToolCall) -> ToolOutcome:
         mode=call.get("mode", "all"),
     )
     if not hits:
-        text = f"No memories found for {call.get('query')!r}."
+        blocks = [f"No memories found for {call.get('query')!r}."]
     else:
         blocks = [f"Found {len(hits)} {'memory' if len(hits) == 1 else 'memories'}:"]
         for n, hit in enumerate(hits, 1):
             blocks.append(_hit_text(n, hit))
-        text = "\n\n".join(blocks)
-    return answer(detection, text, [_hit_data(hit) for hit in hits])
+    asked = _matching_prompts(call, project)
+    if asked:
+        blocks.append(f"Prompts the user wrote that match ({len(asked)}; not memories):")
+        blocks.extend(_prompt_text(prompt) for prompt in asked)
+    outcome = answer(detection, "\n\n".join(blocks), [_hit_data(hit) for hit in hits])
+    outcome.data["prompts"] = [_prompt_data(prompt) for prompt in asked]
+    return outcome
+
+
+def _matching_prompts(call: ToolCall, project: str | None) -> list[Any]:
+    """Recorded user prompts matching the query — only when no type or scope narrows the search
+    (prompts have neither)."""
+    if call.get("type") or call.get("scope") not in (None, "project"):
+        return []
+    return prompts.search_prompts(
+        STATE.store(),
+        call.get("query"),
+        project=project,
+        limit=PROMPT_MATCHES,
+        mode=call.get("mode", "all"),
+    )
+
+
+def _prompt_data(prompt: Any) -> dict[str, Any]:
+    data: dict[str, Any] = prompt.to_dict()
+    if len(prompt.content) > PREVIEW_CHARS:
+        data["content"] = prompt.content[:PREVIEW_CHARS] + "…"
+        data["content_truncated"] = True
+    return data
+
+
+def _prompt_text(prompt: Any) -> str:
+    content = _prompt_data(prompt)["content"]
+    return f"prompt #{prompt.id} · project: {prompt.project} · {prompt.created_at}\n{content}"
 
 
 def _hit_data(hit: Any) -> dict[str, Any]:
@@ -116,7 +149,8 @@ register(
         description="Search persistent memory across sessions (full-text, ranked). Use it when "
         "the user asks to recall past work or before starting something that may have been done "
         "before. Filters: type, project, scope (project | personal | global), limit (max 20). "
-        "all_projects: true searches every project. Then mem_get_observation for full content.",
+        "all_projects: true searches every project. Then mem_get_observation for full content. "
+        "Prompts the user wrote that match are listed after the memories (never mixed in).",
         params=(
             Param("query", "string", "Words to search for", required=True, max_length=2000),
             TYPE,

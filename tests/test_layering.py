@@ -8,8 +8,15 @@ from pathlib import Path
 import engram
 
 # What a surface (CLI, MCP server) may take from engram.store: opening a Store, locating the
-# data dir, and the record types the memory operations return. Never a table module.
-ALLOWED = {"engram.store.db", "engram.store.datadir", "engram.store.records"}
+# data dir, the record types the memory operations return, and the one-line meaning of a
+# SQLite failure (a held lock, a full disk) for its last-resort error answer. Never a table
+# module.
+ALLOWED = {
+    "engram.store.db",
+    "engram.store.datadir",
+    "engram.store.records",
+    "engram.store.errors",
+}
 
 
 def _store_imports(package: str) -> list[str]:

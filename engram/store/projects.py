@@ -92,6 +92,13 @@ def move(conn: sqlite3.Connection, source: str, target: str) -> MoveCounts:
         "UPDATE user_prompts SET project = ? WHERE project = ?", (target, source)
     ).rowcount
     conn.execute("UPDATE prompt_tombstones SET project = ? WHERE project = ?", (target, source))
+    # Cloud enrollment follows the rows: an enrolled source leaves its target enrolled.
+    conn.execute(
+        "INSERT OR IGNORE INTO sync_enrolled_projects (project, enrolled_at)"
+        " SELECT ?, enrolled_at FROM sync_enrolled_projects WHERE project = ?",
+        (target, source),
+    )
+    conn.execute("DELETE FROM sync_enrolled_projects WHERE project = ?", (source,))
     return MoveCounts(observations, sessions, prompts)
 
 

@@ -75,6 +75,18 @@ def test_any_project_merges_into_any_other_and_is_journaled(cli: Run, sandbox: S
 
 
 @pytest.mark.usefixtures("two_projects")
+def test_cloud_enrollment_follows_the_merged_rows(cli: Run, sandbox: Sandbox) -> None:
+    ok(cli("cloud", "enroll", "billing"))
+    ok(cli("projects", "merge", "--from", "billing", "--to", "acme", "--apply"))
+    conn = sqlite3.connect(f"file:{sandbox.data_dir / 'engram.db'}?mode=ro", uri=True)
+    try:
+        enrolled = [row[0] for row in conn.execute("SELECT project FROM sync_enrolled_projects")]
+    finally:
+        conn.close()
+    assert enrolled == ["acme"]
+
+
+@pytest.mark.usefixtures("two_projects")
 @pytest.mark.parametrize(
     ("args", "expected"),
     [

@@ -39,7 +39,7 @@ def newer_release(
     state = data_dir / STATE_FILE
     try:
         last = json.loads(state.read_text(encoding="utf-8")).get("checked_at", 0)
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):
         last = 0
     if isinstance(last, int | float) and 0 <= now - last < INTERVAL_S:
         return None

@@ -133,7 +133,7 @@ class Ledger:
         try:
             data = json.loads(text)
             links = [_link_from(raw) for raw in data.get("links", [])]
-        except (ValueError, KeyError, TypeError, AttributeError) as err:
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as err:
             raise EngramError(
                 "edit.bad_ledger",
                 f"the link ledger {path} is damaged ({err})",

@@ -217,7 +217,7 @@ def read_project_config(path: Path) -> ProjectName:
     """
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: also not UTF-8, a 4,300-digit number
         raise _config_error(path, f"it is not readable JSON ({exc})") from exc
     except RecursionError:
         raise _config_error(path, "its JSON is nested too deeply to read") from None

@@ -77,7 +77,7 @@ def load_bindings(data_dir: Path) -> dict[str, list[str]]:
         raw = json.loads((data_dir / BINDINGS_FILE).read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise EngramError(
             "project.bindings_unreadable",
             f"cannot read {data_dir / BINDINGS_FILE}: {exc}",

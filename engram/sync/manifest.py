@@ -76,7 +76,7 @@ def append_entry(text: str, entry: ManifestEntry) -> str:
 def _is_json(text: str) -> bool:
     try:
         json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return True
 
@@ -86,7 +86,7 @@ def parse_manifest(text: str) -> list[ManifestEntry]:
     try:
         data = json.loads(text)
         items = data.get("chunks") if isinstance(data, dict) else None
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply
         items = None
     if not isinstance(items, list):
         items = [_line_object(line) for line in text.splitlines()]
@@ -104,7 +104,7 @@ def _line_object(line: str) -> object:
     for text in (candidate, candidate[:-2] if candidate.endswith("]}") else None):
         try:
             return json.loads(text) if text else None
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
     return None
 

@@ -110,7 +110,11 @@ class _Parser:
         if token.kind is Tok.STRING:
             return Node("scalar", token.start, token.end, token.value)
         if token.kind is Tok.NUMBER:
-            return Node("scalar", token.start, token.end, _number(token.value))
+            try:
+                number = _number(token.value)
+            except ValueError:  # CPython refuses to parse ints of 4,300+ digits
+                raise JsoncSyntaxError("a number too long to read", token.start) from None
+            return Node("scalar", token.start, token.end, number)
         if token.kind in _SCALARS:
             return Node("scalar", token.start, token.end, _SCALARS[token.kind])
         raise JsoncSyntaxError(f"expected a value, found {token.kind.value}", token.start)

@@ -77,7 +77,7 @@ class CloudConfig:
             data: Any = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return cls()
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             raise EngramError(
                 "cloud.cloud_config_error",
                 f"cloud_config_error: {path} is not readable JSON",

@@ -6,6 +6,7 @@ missing install is a one-line error naming the extra to install.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -19,6 +20,12 @@ TUI_MISSING = EngramError(
     "tui.not_installed",
     "the terminal UI needs Textual, which is not installed",
     "pip install 'engram-keeper[tui]'",
+)
+
+NO_TERMINAL = EngramError(
+    "tui.no_terminal",
+    "the terminal UI needs an interactive terminal (stdin or stdout is not one)",
+    "run `engram tui` in a terminal; in scripts use `engram list`, `search` or `context`",
 )
 
 
@@ -40,6 +47,8 @@ def tui_command(
 
     with open_store() as store:
         name = start_project(store, project, all_projects)
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise NO_TERMINAL  # Textual would wait for keys that never come
         EngramApp(store, project=name).run()
 
 

@@ -90,8 +90,8 @@ def start_server(sandbox: Sandbox, tmp_path: Path) -> Iterator[StartServer]:
     """Start ``engram cloud serve`` with the given env; stopped at teardown."""
     started: list[CloudServer] = []
 
-    def start(env: dict[str, str]) -> CloudServer:
-        port = free_port()
+    def start(env: dict[str, str], port: int | None = None) -> CloudServer:
+        port = port or free_port()
         log = tmp_path / f"cloud-{port}.log"
         full = sandbox.env(**env, ENGRAM_PORT=str(port), ENGRAM_CLOUD_HOST="127.0.0.1")
         with open(log, "w") as handle:

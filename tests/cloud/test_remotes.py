@@ -6,7 +6,7 @@ from pathlib import Path
 
 from engram.cloud.scratch_postgres import ScratchPostgres
 from engram.testing import Sandbox
-from tests.cloud.conftest import SYNC_TOKEN, CloudServer, StartServer, server_env
+from tests.cloud.conftest import SYNC_TOKEN, CloudServer, StartServer, free_port, server_env
 from tests.cloud.laptops import Laptop
 
 
@@ -58,3 +58,32 @@ def test_a_routed_project_uses_only_its_own_server_and_token(
     laptop.ok("cloud", "config", "--project", "team-app", "--clear")
     laptop.ok("sync", "--cloud", "--project", "team-app")
     assert _keys(cloud, SYNC_TOKEN, "team-app") == _keys(team_cloud, "team-token", "team-app")
+
+
+def test_a_rotated_token_on_the_same_server_re_queues_the_project(
+    sandbox: Sandbox,
+    start_server: StartServer,
+    postgres: ScratchPostgres,
+    tmp_path: Path,
+) -> None:
+    # The team's server is rebuilt behind the same URL with a fresh database and new tokens:
+    # rotating the token must send the project's whole history there again.
+    port = free_port()
+    old = start_server(
+        server_env(postgres.create_database(f"old_{tmp_path.name[:20]}"), ENGRAM_CLOUD_TOKEN="t1"),
+        port=port,
+    )
+    laptop = Laptop(tmp_path / "a", sandbox.env())
+    laptop.ok("save", "team fact", "kept across the rebuild", "--project", "team-app")
+    laptop.ok("cloud", "enroll", "team-app")
+    laptop.ok("cloud", "config", "--project", "team-app", "--server", old.url, "--token", "t1")
+    history = _keys(old, "t1", "team-app")
+    assert len(history) == 2  # its session + observation
+    old.stop()
+    new = start_server(
+        server_env(postgres.create_database(f"new_{tmp_path.name[:20]}"), ENGRAM_CLOUD_TOKEN="t2"),
+        port=port,
+    )
+    assert new.url == old.url and _keys(new, "t2", "team-app") == set()
+    laptop.ok("cloud", "config", "--project", "team-app", "--server", new.url, "--token", "t2")
+    assert _keys(new, "t2", "team-app") == history

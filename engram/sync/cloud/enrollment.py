@@ -12,7 +12,12 @@ from engram.store import sync_cloud
 from engram.store.db import Store
 from engram.sync.cloud.client import CloudClient, CloudSyncError
 from engram.sync.cloud.config import CloudConfig, Remote, normalize_url
-from engram.sync.cloud.replicate import ReplicationReport, local_counts, sync_once
+from engram.sync.cloud.replicate import (
+    ReplicationReport,
+    local_counts,
+    pull_key,
+    sync_once,
+)
 
 
 def as_user_error(exc: CloudSyncError, project: str) -> EngramError:
@@ -60,9 +65,13 @@ def route_project(
 
     An enrolled project's local state is re-queued for the new remote (its cursors there start
     from zero) and a catch-up pull imports what other devices already wrote; a failed catch-up
-    keeps the routing and is reported, not raised.
+    keeps the routing and is reported, not raised. A new token for the same server counts as a
+    new remote too (it may belong to another principal, or to a server rebuilt behind the same
+    URL): the project's cursors there go back to zero, so its history is re-queued in full (the
+    server drops what it already holds as idempotent replays).
     """
     config = CloudConfig.load(data_dir)
+    before = config.remote_for(project)
     if clear:
         config.projects.pop(project, None)
     else:
@@ -79,11 +88,26 @@ def route_project(
         enrolled = sync_cloud.is_enrolled(conn, project)
     if not enrolled or remote is None or (not remote.token and remote.routed):
         return RouteChange(project, remote, None, None)
+    if _token_rotated(before, remote):
+        _requeue(store, remote, project)
     try:
         report = sync_once(store, remote, project)
     except CloudSyncError as exc:
         return RouteChange(project, remote, None, f"{exc.reason_code}: {exc.message}")
     return RouteChange(project, remote, report, None)
+
+
+def _token_rotated(before: Remote | None, after: Remote) -> bool:
+    return (
+        before is not None and before.server_url == after.server_url and before.token != after.token
+    )
+
+
+def _requeue(store: Store, remote: Remote, project: str) -> None:
+    """Send the project's whole history to ``remote`` again and pull all of it back."""
+    with store.write() as conn:
+        sync_cloud.reset_cursor(conn, remote.target_key, project, 0)
+        sync_cloud.reset_cursor(conn, pull_key(remote), project, 0)
 
 
 def remote_status(store: Store, remote: Remote, project: str) -> dict[str, Any]:

@@ -112,6 +112,16 @@ def take_lease(conn: sqlite3.Connection, target_key: str, owner: str, now: str, 
     return cur.rowcount == 1
 
 
+def lease_holder(conn: sqlite3.Connection, target_key: str, now: str) -> str | None:
+    """The owner of the target's unexpired lease, or None."""
+    row = conn.execute(
+        "SELECT lease_owner FROM sync_state WHERE target_key = ? AND lease_owner IS NOT NULL"
+        " AND lease_until >= ?",
+        (target_key, now),
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
 def release_lease(conn: sqlite3.Connection, target_key: str, owner: str) -> None:
     """Give the lease back (only when ``owner`` holds it)."""
     conn.execute(

@@ -15,7 +15,9 @@ import pytest
 
 from engram.store.db import Store
 from engram.sync.cloud.autosync import start_autosync
+from engram.sync.cloud.config import Remote
 from engram.sync.cloud.enrollment import enroll
+from engram.sync.cloud.pause import autosync_paused
 from engram.testing import Sandbox
 from tests.cloud.conftest import ADMIN_TOKEN, ENGRAM, SYNC_TOKEN, CloudServer, free_port
 from tests.cloud.laptops import Laptop
@@ -110,11 +112,12 @@ def test_paused_project_shows_paused_in_sync_status(
     a.ok("save", "blocked fact", "server paused", "--project", "team")
 
     def paused() -> Any:
+        # Between retries the worker reports "pushing" with the last reason still "paused".
         status = _get(f"{url}/sync/status?project=team")
-        return status if status and status["reason_code"] == "paused" else None
+        failed = status and status["phase"] in {"push_failed", "backoff"}
+        return status if failed and status["reason_code"] == "paused" else None
 
-    status = _until(paused, "the paused reason")
-    assert status["phase"] in {"push_failed", "backoff"}
+    _until(paused, "the paused reason after a failed push")
 
 
 def test_unconfigured_cloud_and_missing_settings_keep_the_server_running(
@@ -208,3 +211,69 @@ def test_engram_mcp_autosync_keeps_stdout_json_only(
     process.wait(timeout=20)
     for line in out.splitlines():
         json.loads(line)
+
+
+def _cloud_keys(cloud: CloudServer, project: str) -> set[str]:
+    body = cloud.client(SYNC_TOKEN).get("/sync/mutations/pull", params={"project": project})
+    return {m["key"] for m in body.json()["mutations"]}
+
+
+def test_a_running_daemon_pauses_while_an_upgrade_bootstrap_holds_the_remote(
+    sandbox: Sandbox, cloud: CloudServer, tmp_path: Path, serve: Serve
+) -> None:
+    a = Laptop(tmp_path / "a", sandbox.env())
+    a.ok("cloud", "config", "--server", cloud.url)
+    a.ok("cloud", "enroll", "team")
+    url, _ = serve(a, **_autosync_env(cloud))
+    a.ok("save", "before the upgrade", "synced by the daemon", "--project", "team")
+    synced = _until(lambda: _cloud_keys(cloud, "team"), "the daemon to sync")
+    remote = Remote(cloud.url, SYNC_TOKEN)
+    with Store.open(a.data_dir) as store, autosync_paused(store, remote, wait_s=30):
+        # The bootstrap's own process holds the remote: the daemon reports the pause ...
+        status = _until(
+            lambda: (
+                (s := _get(f"{url}/sync/status?project=team"))
+                and s["reason_code"] == "upgrade_paused"
+                and s
+            ),
+            "upgrade_paused in /sync/status",
+        )
+        assert status["phase"] == "disabled"
+        # ... and sends nothing while paused, however many intervals pass.
+        a.ok("save", "during the upgrade", "held back", "--project", "team")
+        time.sleep(1.5)
+        assert _cloud_keys(cloud, "team") == synced
+    # Released: the daemon resumes by itself and catches up.
+    _until(lambda: _cloud_keys(cloud, "team") > synced, "the daemon to resume")
+    _until(
+        lambda: (s := _get(f"{url}/sync/status?project=team")) and s["reason_code"] == "",
+        "a healthy status after the upgrade",
+    )
+
+
+def test_cloud_upgrade_bootstrap_pauses_a_running_daemon_of_the_same_data_dir(
+    sandbox: Sandbox, cloud: CloudServer, tmp_path: Path, serve: Serve
+) -> None:
+    a = Laptop(tmp_path / "a", sandbox.env())
+    a.ok("cloud", "config", "--server", cloud.url)
+    a.ok("cloud", "enroll", "team")
+    a.ok("save", "old team fact", "from before the cloud", "--project", "legacy")
+    _, process = serve(a, **_autosync_env(cloud))
+    time.sleep(1.0)  # the daemon holds its sync lease and renews it every 0.3 s
+    done = a.ok(
+        "cloud", "upgrade", "bootstrap", "--project", "legacy", ENGRAM_CLOUD_TOKEN=SYNC_TOKEN
+    )
+    assert done.strip() == "legacy: bootstrap_verified"
+    assert len(_cloud_keys(cloud, "legacy")) == 2
+    log = _until(
+        lambda: "upgrade_paused" in _serve_log(a) and _serve_log(a), "the pause in the log"
+    )
+    assert log.count("upgrade_paused") == 1
+    # The daemon took its lease back and keeps syncing.
+    a.ok("save", "after the upgrade", "synced by the daemon", "--project", "team")
+    _until(lambda: len(_cloud_keys(cloud, "team")) == 2, "the daemon to sync again")
+    assert process.poll() is None
+
+
+def _serve_log(laptop: Laptop) -> str:
+    return "".join(p.read_text() for p in laptop.root.glob("serve-*.log"))

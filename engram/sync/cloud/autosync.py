@@ -27,11 +27,11 @@ from engram.store import sync_cloud
 from engram.store.db import Store
 from engram.sync.cloud.client import CloudClient, CloudSyncError
 from engram.sync.cloud.config import CloudConfig, Remote
+from engram.sync.cloud.pause import LEASE_S, pause_key
 from engram.sync.cloud.replicate import ReplicationReport, pull, push
 
 log = logging.getLogger("engram.autosync")
 DEFAULT_INTERVAL_S = 30.0
-LEASE_S = 120
 BACKOFF_AFTER = 3
 MAX_BACKOFF_S = 300.0
 
@@ -99,21 +99,53 @@ class Worker:
         now = utc_now()
         until = stamp_after(now, timedelta(seconds=LEASE_S))
         with store.write() as conn:
-            held = sync_cloud.take_lease(
+            paused = self._yield_to_upgrade(conn, stamp(now))
+            held = not paused and sync_cloud.take_lease(
                 conn, self.remote.target_key, self.owner, stamp(now), until
             )
+        if paused:
+            return self._paused_for_upgrade()
         if not held:
             return self.interval  # another process of this data dir syncs this remote
         try:
             self._sync_all(store)
         except CloudSyncError as exc:
-            return self._failed(store, exc)
+            return self._after_cycle(store, self._failed(store, exc))
         except Exception as exc:  # a bug must not kill the loop: report and keep going
             log.exception("[autosync] internal error")
-            return self._failed(store, CloudSyncError("internal_error", str(exc)))
+            return self._after_cycle(
+                store, self._failed(store, CloudSyncError("internal_error", str(exc)))
+            )
         self.status = WorkerStatus(phase="healthy", last_sync_at=stamp())
         with store.write() as conn:
             sync_cloud.record_outcome(conn, self.remote.target_key, phase="healthy", now=stamp())
+        return self._after_cycle(store, self.interval)
+
+    def _yield_to_upgrade(self, conn: Any, now: str) -> bool:
+        """True (and the sync lease given back) while a bootstrap asks autosync to pause."""
+        if sync_cloud.lease_holder(conn, pause_key(self.remote), now) is None:
+            return False
+        sync_cloud.release_lease(conn, self.remote.target_key, self.owner)
+        return True
+
+    def _after_cycle(self, store: Store, wait: float) -> float:
+        """Let a bootstrap that asked while this cycle ran go ahead at once."""
+        with store.write() as conn:
+            yielded = self._yield_to_upgrade(conn, stamp())
+        return self._paused_for_upgrade() if yielded else wait
+
+    def _paused_for_upgrade(self) -> float:
+        if self.status.phase != "disabled":
+            log.info(
+                "[autosync] %s: upgrade_paused (a cloud upgrade bootstrap is running)",
+                self.remote.server_url,
+            )
+        self.status = WorkerStatus(
+            phase="disabled",
+            reason_code="upgrade_paused",
+            reason_message="a cloud upgrade bootstrap is running; autosync resumes after it",
+            last_sync_at=self.status.last_sync_at,
+        )
         return self.interval
 
     def _sync_all(self, store: Store) -> None:

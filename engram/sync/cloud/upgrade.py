@@ -6,7 +6,8 @@ taken) → ``bootstrap_enrolled`` → ``bootstrap_pushed`` → ``bootstrap_verif
 recorded when reached, so ``bootstrap --resume`` continues where a failure stopped. ``rollback``
 restores the snapshot (enrollment and cursors) before ``bootstrap_verified`` and is refused
 afterwards; it never deletes anything, locally or remotely. Sync and autosync never repair:
-only ``repair --apply`` changes local data.
+only ``repair --apply`` changes local data. While the stages run, the autosync of every other
+process of the data dir (``engram serve``, ``engram-mcp``) is paused (see ``pause``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from engram.store.db import Store
 from engram.sync.cloud.client import CloudClient, CloudSyncError
 from engram.sync.cloud.config import CloudConfig, Remote
 from engram.sync.cloud.enrollment import as_user_error
+from engram.sync.cloud.pause import autosync_paused
 from engram.sync.cloud.replicate import ReplicationReport, local_counts, pull_key, sync_once
 
 VERIFIED = "bootstrap_verified"
@@ -136,6 +138,20 @@ def bootstrap(store: Store, data_dir: Path, project: str) -> dict[str, Any]:
         )
     remote = CloudConfig.load(data_dir).remote_for(project)
     assert remote is not None
+    with autosync_paused(store, remote):
+        _run_stages(store, remote, project, stage)
+    if local_counts(store, remote, project)["pending_mutations"]:
+        raise EngramError(
+            "cloud.transport_failed",
+            "transport_failed: verification found mutations still pending",
+            f"engram cloud upgrade bootstrap --project {project} --resume",
+        )
+    _save(store, project, stage=VERIFIED, repair_class="ready", error=None)
+    return _state(store, project)
+
+
+def _run_stages(store: Store, remote: Remote, project: str, stage: str) -> None:
+    """Snapshot, enroll, push, pull — while every autosync of this data dir is paused."""
     if stage in ("", "blocked", "repaired"):
         _save(store, project, stage="bootstrap_started", snapshot=_snapshot(store, remote, project))
     with store.write() as conn:
@@ -148,14 +164,6 @@ def bootstrap(store: Store, data_dir: Path, project: str) -> dict[str, Any]:
     except CloudSyncError as exc:
         _save(store, project, error=f"{exc.reason_code}: {exc.message}")
         raise as_user_error(exc, project) from None
-    if local_counts(store, remote, project)["pending_mutations"]:
-        raise EngramError(
-            "cloud.transport_failed",
-            "transport_failed: verification found mutations still pending",
-            f"engram cloud upgrade bootstrap --project {project} --resume",
-        )
-    _save(store, project, stage=VERIFIED, repair_class="ready", error=None)
-    return _state(store, project)
 
 
 def _snapshot(store: Store, remote: Remote, project: str) -> str:

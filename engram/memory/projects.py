@@ -150,7 +150,7 @@ def _check_names(names: list[str], target: str, *, any_names: bool) -> None:
         raise EngramError(
             "memory.merge_bad_names",
             "a merge needs at least one source name and a target name",
-            "pass --from NAME --to NAME",
+            "name the project to merge away (--from, or `from`) and the one to keep (--to, or `to`)",
         )
     if variant_key(target) == "inbox":
         raise EngramError(

@@ -123,6 +123,8 @@ def _name_problem(name: str) -> str | None:
         return "it is a relative path"
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
         return "it contains control characters"
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in name):  # undecodable bytes from argv or env
+        return "it is not valid UTF-8 text (check the terminal's locale)"
     if len(name) > MAX_NAME_LENGTH:
         return f"it is longer than {MAX_NAME_LENGTH} characters"
     return None

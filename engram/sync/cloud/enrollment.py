@@ -31,9 +31,16 @@ def as_user_error(exc: CloudSyncError, project: str) -> EngramError:
 
 
 def enroll(store: Store, project: str) -> bool:
-    """Enroll a project for cloud replication; False when it already was."""
+    """Enroll a project for cloud replication; False when it already was.
+
+    Raises:
+        EngramError: ``project.invalid_name`` (empty, a path, not UTF-8...): nothing enrolled.
+    """
+    from engram.memory.project import normalize_project_name
+
+    name = normalize_project_name(project).name
     with store.write() as conn:
-        return sync_cloud.enroll(conn, project, stamp())
+        return sync_cloud.enroll(conn, name, stamp())
 
 
 def unenroll(store: Store, project: str) -> bool:

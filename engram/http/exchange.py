@@ -159,6 +159,13 @@ def endpoint(
             except EngramError as exc:
                 mapped = from_engram_error(exc)
                 return JSONResponse(mapped.body, status_code=mapped.status)
+            except UnicodeEncodeError:  # a JSON "\udcff" escape: text SQLite cannot store
+                bad_text = bad_request(
+                    "http.bad_text",
+                    "a field holds a lone surrogate (not valid Unicode text); nothing was changed",
+                    remedy="send valid UTF-8 text",
+                )
+                return JSONResponse(bad_text.body, status_code=bad_text.status)
             except Exception:  # never a traceback on the wire; the log has it
                 logger.exception("%s %s failed", request.method, request.url.path)
                 return JSONResponse(

@@ -7,6 +7,7 @@ store failed to answer", and a JSON body holding a 5,000-digit number answered 5
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -70,3 +71,18 @@ def test_cli_import_of_a_number_of_thousands_of_digits_is_one_line(
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert result.stderr.startswith("error: ") and len(result.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("path", "field"),
+    [("/observations", "title"), ("/observations", "content"), ("/prompts", "content")],
+)
+def test_a_lone_surrogate_in_a_field_is_a_400(http: Client, path: str, field: str) -> None:
+    session = "surrogate-s"
+    body = {"title": "t", "content": "c", "session_id": session, "project": "surrogates"}
+    raw = json.dumps(body).replace(f'"{body[field]}"', '"a\\udcffb"', 1).encode()
+    reply = http.request("POST", path, body=raw, headers={"Content-Type": "application/json"})
+    assert reply.status == 400, reply.raw
+    assert reply.json["code"] == "http.bad_text"
+    listed = http.get("/observations?project=surrogates")  # nothing saved: no such project
+    assert listed.status == 404 or listed.json in ([], {"observations": []}), listed.raw

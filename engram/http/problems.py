@@ -21,6 +21,8 @@ STATUS_BY_CODE: dict[str, int] = {
     "sync.deferred_not_found": 404,
     "project.unknown": 404,
     "project.ambiguous": 409,
+    "project.ownership_ambiguous": 409,
+    "project.name_collision": 409,
     "memory.project_mismatch": 409,
     "memory.session_not_empty": 409,
     "memory.session_project_mismatch": 409,

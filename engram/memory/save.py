@@ -289,7 +289,7 @@ def ensure_session(
             session_id=sid,
         )
     if not session.project:
-        sessions.adopt_project(conn, sid, project)
+        _adopt(conn, sid, project)
     elif session.project != project:
         raise EngramError(
             "memory.session_project_mismatch",
@@ -300,3 +300,23 @@ def ensure_session(
             requested_project=project,
         )
     return sid
+
+
+def _adopt(conn: sqlite3.Connection, session_id: str, project: str) -> None:
+    """An unowned (legacy) session adopts the write's project — unless it already parents a
+    record of another project, which adopting would split from it (seed 003)."""
+    from engram.store.ownership import dependent_projects, foreign_dependents
+
+    if foreign_dependents(conn, session_id, project):
+        owners = dependent_projects(conn, session_id)
+        owner = next((o for o in owners if o != project), project)
+        raise EngramError(
+            "project.ownership_ambiguous",
+            f"session {session_id!r} has no project but holds records of {', '.join(owners)}; "
+            f"writing {project!r} into it would split them. Nothing was written",
+            f"engram projects rescue-ownership --project {owner} --session {session_id}",
+            session_id=session_id,
+            project=project,
+            owner_projects=owners,
+        )
+    sessions.adopt_project(conn, session_id, project)

@@ -53,6 +53,17 @@ def foreign_dependents(conn: sqlite3.Connection, session_id: str, project: str) 
     return bool(row[0])
 
 
+def dependent_projects(conn: sqlite3.Connection, session_id: str) -> list[str]:
+    """The distinct non-blank projects of the observations and prompts a session parents."""
+    rows = conn.execute(
+        "SELECT project FROM observations WHERE session_id = :s AND trim(project) != ''"
+        " UNION SELECT project FROM user_prompts WHERE session_id = :s AND trim(project) != ''"
+        " ORDER BY 1",
+        {"s": session_id},
+    )
+    return [str(row[0]) for row in rows]
+
+
 def assign_sessions(conn: sqlite3.Connection, ids: Sequence[str], project: str) -> int:
     """Give unowned sessions their owner; returns how many changed."""
     return _assign(conn, "sessions", list(ids), project)

@@ -16,6 +16,7 @@ The answer's ``data`` is the seed's envelope: ``{project, project_source, projec
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import secrets
 import time
@@ -26,6 +27,11 @@ from typing import Any
 from engram.errors import EngramError
 from engram.memory import project as projects_id
 from engram.memory.project import ProjectDetection
+from engram.memory.project_checks import (
+    check_choice_collision,
+    check_explicit_collision,
+    similar_project_warning,
+)
 from engram.server.envelope import ToolOutcome, to_json
 from engram.server.options import current_options
 from engram.store.db import Store
@@ -122,7 +128,30 @@ def write_project(
     choice_reason: str | None = None,
     recovery_token: str | None = None,
 ) -> ProjectDetection:
-    """The project a write tool works on; an unbacked explicit name never creates a bucket."""
+    """The project a write tool works on; an unbacked explicit name never creates a bucket.
+
+    A project the store has never seen that looks like an existing one carries the
+    similar-project warning (the write still happens).
+    """
+    detection = _write_project(explicit, session_id, choice_reason, recovery_token)
+    return with_similar_warning(detection)
+
+
+def with_similar_warning(detection: ProjectDetection) -> ProjectDetection:
+    """``detection`` with the similar-project warning added when its project is new."""
+    similar = similar_project_warning(STATE.store(), detection.project)
+    if similar is None:
+        return detection
+    warning = f"{detection.warning}; {similar}" if detection.warning else similar
+    return dataclasses.replace(detection, warning=warning)
+
+
+def _write_project(
+    explicit: str | None,
+    session_id: str | None,
+    choice_reason: str | None,
+    recovery_token: str | None,
+) -> ProjectDetection:
     here = cwd()
     session_project = _session_project(session_id)
     if explicit is not None:
@@ -136,7 +165,8 @@ def write_project(
                 session_project=session_project,
                 project=name,
             )
-        if not _backed(name, session_project, here, session_id, choice_reason, recovery_token):
+        backing = _backed(name, session_project, here, session_id, choice_reason, recovery_token)
+        if backing is None:
             known = known_projects()
             raise EngramError(
                 "project.unknown",
@@ -144,6 +174,10 @@ def write_project(
                 "use a known project (see available_projects), or run `engram init NAME` in it",
                 available_projects=known,
             )
+        if choice_reason == USER_SELECTED:
+            check_choice_collision(name, here)
+        if backing == "bucket":
+            check_explicit_collision(explicit, bucket_exists=True)
         return detection
     if session_project:
         return ProjectDetection(session_project, "session", cwd=str(here))
@@ -163,15 +197,18 @@ def _backed(
     session_id: str | None,
     choice_reason: str | None,
     token: str | None,
-) -> bool:
+) -> str | None:
+    """What backs an explicit project: ``bucket`` (store, session or config), ``recovery``
+    (the user's choice after an ambiguity), or None."""
     if name == session_project or is_known_project(name):
-        return True
+        return "bucket"
     detection = projects_id.detect_project(here)
     if detection.source == "config" and detection.project == name:
-        return True
+        return "bucket"
     if choice_reason == USER_SELECTED and detection.source == "ambiguous":
-        return _recovery_allows(token, name, session_id or "", detection)
-    return False
+        _recovery_allows(token, name, session_id or "", detection)
+        return "recovery"
+    return None
 
 
 def _recovery_allows(

@@ -9,7 +9,14 @@ from engram.memory import project as projects_id
 from engram.memory import sessions
 from engram.memory.project import ProjectDetection
 from engram.server.envelope import ToolOutcome
-from engram.server.mem_tools.context import STATE, answer, cwd, require_bound, write_project
+from engram.server.mem_tools.context import (
+    STATE,
+    answer,
+    cwd,
+    require_bound,
+    with_similar_warning,
+    write_project,
+)
 from engram.server.mem_tools.params import (
     CHOICE_REASON,
     PROJECT_WRITE,
@@ -46,7 +53,8 @@ def _start_detection(directory: str | None) -> ProjectDetection:
     else:
         detection = projects_id.detect_project(cwd())
     projects_id.require_single(detection)
-    return require_bound(detection)  # an unconfirmed repository records no session
+    # An unconfirmed repository records no session; a new project warns of lookalikes.
+    return with_similar_warning(require_bound(detection))
 
 
 def run_start(call: ToolCall) -> ToolOutcome:

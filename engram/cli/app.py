@@ -146,6 +146,14 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except OSError as exc:  # e.g. stdout on a full disk: the output is incomplete
+        where = f" ({exc.filename})" if exc.filename else ""
+        typer.echo(
+            f"error: {exc.strerror or exc}{where}; any output above is incomplete"
+            " — check free space, the path and its permissions, then retry",
+            err=True,
+        )
+        return 1
     except Exception as exc:
         from engram.store.errors import as_user_error
 

@@ -63,7 +63,7 @@ def read_text_argument(value: str | None) -> str | None:
     """``-`` means: read the text from stdin (so long or multi-line content needs no quoting)."""
     if value != "-":
         return value
-    text = sys.stdin.read().rstrip("\n")
+    text = (sys.stdin.read() if sys.stdin is not None else "").rstrip("\n")  # None: closed
     if not text.strip():
         raise EngramError(
             "cli.empty_stdin",

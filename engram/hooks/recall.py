@@ -90,10 +90,38 @@ class Memory:
                 raise
             save_prompt(self.store, prompt, project=project)
 
-    def pack(self, project: str, max_bytes: int) -> tuple[str, int]:
-        """The compact memory pack for ``project`` and the newest observation id it covers."""
+    def pack(
+        self, project: str, max_bytes: int, cwd: str = "", objective: str = ""
+    ) -> tuple[str, int]:
+        """The memory pack for ``project`` and the newest observation id it covers: the
+        governed knowledge first (:meth:`governed_pack`), then the journal in what is left."""
         if not project:
             return "", 0
+        governed = self.governed_pack(project, cwd, objective, max_bytes // 2)
+        journal, newest = self._journal_pack(project, max_bytes - len(governed.encode("utf-8")))
+        return governed + journal, newest
+
+    def governed_pack(self, project: str, cwd: str, objective: str, max_bytes: int) -> str:
+        """The project's governed knowledge as ``engram_load`` gives it at session start
+        (an empty task): durable memories as bodies, working notes as one-line cards unless
+        ``objective`` matches theirs. "" when the project has none (or nothing fits)."""
+        from engram.memory.governed.base import KnowledgeBase
+        from engram.memory.governed.config import load_config
+        from engram.memory.governed.load import load
+        from engram.memory.governed.workspace import Workspace
+
+        budget = (max_bytes - FENCE_BYTES) // 4  # the governed estimate: 4 bytes a token
+        if budget <= 0:
+            return ""
+        workspace = Workspace(Path(cwd or ".").resolve(), project)
+        kb = KnowledgeBase(self.store.connection, workspace, load_config(self.data_dir))
+        loaded = load(kb, "", budget_tokens=budget, objective=objective)
+        if not loaded.body_keys and not loaded.card_ids:
+            return ""
+        return fenced(loaded.text)
+
+    def _journal_pack(self, project: str, max_bytes: int) -> tuple[str, int]:
+        """The compact journal pack for ``project`` and the newest observation id it covers."""
         from engram.memory.changes import recent_observations
         from engram.memory.context import build_context
 

@@ -31,6 +31,7 @@ from engram.hooks.state import (
 )
 
 DEFAULT_PACK_BYTES = 6000
+OBJECTIVE_ENV = "ENGRAM_SESSION_OBJECTIVE"  # as engram_load reads it
 DEFAULT_DELTA_BYTES = 1500
 
 AFTER_COMPACTION = (
@@ -114,7 +115,10 @@ def _injection(
     full = event.moment is not Moment.PROMPT or state.compacted or state.project != project
     if full:
         pack, newest = memory.pack(
-            project, _budget(env, "ENGRAM_HOOK_PACK_BYTES", DEFAULT_PACK_BYTES)
+            project,
+            _budget(env, "ENGRAM_HOOK_PACK_BYTES", DEFAULT_PACK_BYTES),
+            event.cwd,
+            env.get(OBJECTIVE_ENV, ""),
         )
         state.shown_upto = max(state.shown_upto, newest)
         compacted = event.moment is Moment.AFTER_COMPACT or state.compacted

@@ -56,7 +56,7 @@ def repair_command(
     if dry_run == apply:
         raise typer.BadParameter("pass exactly one of --dry-run or --apply")
     with open_store() as store:
-        actions = repair(store, project, apply=apply)
+        actions = repair(store, project, apply=apply, data_dir=_data_dir())
     if not actions:
         typer.echo(f"{project}: nothing to repair")
     for action in actions:

@@ -203,3 +203,19 @@ def drop_untitled_journal_rows(conn: sqlite3.Connection, project: str, after_seq
         (after_seq, project),
     )
     return cur.rowcount
+
+
+def drop_journal_row(conn: sqlite3.Connection, seq: int) -> None:
+    """Remove one pending journal row (a repair supersedes or retires it)."""
+    conn.execute("DELETE FROM sync_mutations WHERE seq = ?", (seq,))
+
+
+def journal_upsert(
+    conn: sqlite3.Connection, entity: str, key: str, project: str, payload: str
+) -> None:
+    """Journal an entity's current state as a fresh upsert (what its trigger would write)."""
+    conn.execute(
+        "INSERT INTO sync_mutations (entity, entity_key, op, project, payload)"
+        " VALUES (?, ?, 'upsert', ?, ?)",
+        (entity, key, project, payload),
+    )

@@ -24,6 +24,7 @@ from engram.store.db import Store
 from engram.sync.cloud.client import CloudClient, CloudSyncError
 from engram.sync.cloud.config import CloudConfig, Remote
 from engram.sync.cloud.enrollment import as_user_error
+from engram.sync.cloud.journal_repair import apply_fixes, refused_rows
 from engram.sync.cloud.pause import autosync_paused
 from engram.sync.cloud.replicate import ReplicationReport, local_counts, pull_key, sync_once
 
@@ -55,7 +56,18 @@ def diagnose(store: Store, data_dir: Path, project: str) -> Diagnosis:
         )
     with store.locked() as conn:
         untitled = sync_cloud.untitled_observations(conn, project)
+    refused = refused_rows(store, project, remote.target_key)
     findings = [f"observation {sync_id} has no title" for sync_id, _ in untitled]
+    findings += [row.describe() for row in refused]
+    if any(row.fix is None for row in refused):
+        return Diagnosis(
+            project,
+            "blocked",
+            "blocked",
+            "invalid_journal_rows",
+            f"{len(refused)} pending journal row(s) the cloud refuses, some with no safe fix",
+            findings,
+        )
     if untitled:
         return Diagnosis(
             project,
@@ -65,6 +77,15 @@ def diagnose(store: Store, data_dir: Path, project: str) -> Diagnosis:
             f"{len(untitled)} observation(s) have no title (the cloud refuses them)",
             findings,
         )
+    if refused:
+        return Diagnosis(
+            project,
+            "blocked",
+            "repairable",
+            "invalid_journal_rows",
+            f"{len(refused)} pending journal row(s) the cloud refuses (invalid_mutation)",
+            findings,
+        )
     try:
         CloudClient(remote, timeout=10).health()
     except CloudSyncError as exc:
@@ -72,26 +93,30 @@ def diagnose(store: Store, data_dir: Path, project: str) -> Diagnosis:
     return Diagnosis(project, "ready", "ready", "", "ready to bootstrap", findings)
 
 
-def repair(store: Store, project: str, *, apply: bool) -> list[str]:
-    """The local-safe repair actions for ``project`` (applied with ``apply``); no remote call."""
+def repair(store: Store, project: str, *, apply: bool, data_dir: Path | None = None) -> list[str]:
+    """The local-safe repair actions for ``project`` (applied with ``apply``); no remote call.
+
+    The project's remote in ``data_dir`` (when configured) bounds which journal rows are still
+    pending for it; without one, every journal row of the project is checked.
+    """
+    remote = CloudConfig.load(data_dir).remote_for(project) if data_dir is not None else None
+    target_key = remote.target_key if remote is not None else ""
     with store.locked() as conn:
         untitled = sync_cloud.untitled_observations(conn, project)
+    refused = [r for r in refused_rows(store, project, target_key) if r.fix is not None]
     actions = [
         f"title observation {sync_id} {_title_from(content)!r}" for sync_id, content in untitled
     ]
+    actions += [row.describe() for row in refused]
+    if apply and refused:
+        apply_fixes(store, project, refused)
     if apply and untitled:
         with store.write() as conn:
             for sync_id, content in untitled:
                 sync_cloud.set_title(conn, sync_id, _title_from(content))
             sync_cloud.drop_untitled_journal_rows(conn, project, 0)
-            sync_cloud.save_upgrade_state(
-                conn,
-                project,
-                stamp(),
-                stage="repaired",
-                repair_class="ready",
-                actions=json.dumps(actions),
-            )
+    if apply and actions:
+        _save(store, project, stage="repaired", repair_class="ready", actions=json.dumps(actions))
     return actions
 
 

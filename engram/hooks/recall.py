@@ -114,8 +114,11 @@ class Memory:
         if budget <= 0:
             return ""
         workspace = Workspace(Path(cwd or ".").resolve(), project)
-        kb = KnowledgeBase(self.store.connection, workspace, load_config(self.data_dir))
-        loaded = load(kb, "", budget_tokens=budget, objective=objective)
+        try:
+            kb = KnowledgeBase(self.store.connection, workspace, load_config(self.data_dir))
+            loaded = load(kb, "", budget_tokens=budget, objective=objective)
+        except EngramError:
+            return ""  # a bad governed config must not cost the session its journal pack
         if not loaded.body_keys and not loaded.card_ids:
             return ""
         return fenced(loaded.text)

@@ -136,3 +136,21 @@ def test_unconfirmed_clone_gets_no_session_and_no_save(sandbox: Sandbox) -> None
         assert (
             conn.execute("SELECT count(*) FROM sessions WHERE id = 'claude-1'").fetchone()[0] == 0
         )
+
+
+def test_passive_capture_joins_the_live_session_and_respects_the_binding(
+    sandbox: Sandbox,
+) -> None:
+    repo = _repo(sandbox, "billing", remote="git@github.com:team/billing.git")
+    learnings = "Done.\n\n## Key Learnings:\n1. Invoices retry at 02:00 UTC\n"
+    _, captured = _tools(
+        sandbox,
+        repo,
+        ("mem_session_start", {"id": "claude-1"}),
+        ("mem_capture_passive", {"content": learnings}),
+    )
+    assert not captured.get("isError"), captured
+    assert _session_of(sandbox, "Invoices retry at 02:00 UTC") == "claude-1"
+    clone = _repo(sandbox, "clone/billing", remote="https://github.com/evil/billing", confirm=False)
+    (refused,) = _tools(sandbox, clone, ("mem_capture_passive", {"content": learnings}))
+    assert _error(refused)["code"] == "project.unconfirmed"

@@ -15,6 +15,8 @@ from engram.server.mem_tools.context import (
     answer,
     cwd,
     read_project,
+    require_bound,
+    with_similar_warning,
     write_project,
 )
 from engram.server.mem_tools.params import (
@@ -164,9 +166,16 @@ def run_capture_passive(call: ToolCall) -> ToolOutcome:
     from engram.memory.project import detect_project, require_single
 
     detection = detect_project(cwd())
-    project = require_single(detection)
+    require_single(detection)
+    detection = with_similar_warning(require_bound(detection))
+    project = detection.project
+    session_id = call.get("session_id")
+    if session_id is None or not str(session_id).strip():
+        session_id = live_session_for(
+            STATE.store(), project=project, directories=(detection.path, str(cwd()))
+        )
     result = passive.capture_passive(
-        STATE.store(), call.get("content"), project=project, session_id=call.get("session_id")
+        STATE.store(), call.get("content"), project=project, session_id=session_id
     )
     text = (
         f"Found {result.found} learnings: saved {len(result.saved_ids)}, "

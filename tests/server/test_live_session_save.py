@@ -65,7 +65,8 @@ def test_save_without_session_id_goes_to_the_live_session(sandbox: Sandbox) -> N
         ("mem_session_start", {"id": "claude-1"}),
         ("mem_save", {"title": "Retry invoices nightly", "content": "cron at 02:00"}),
         ("mem_save_prompt", {"content": "make invoices retry"}),
-    )
+        ("mem_session_summary", {"content": "## Goal\nRetry invoices"}),
+    )[:3]
     assert not started.get("isError") and not saved.get("isError"), saved
     assert saved["structuredContent"]["data"]["project"] == "billing"
     assert _session_of(sandbox, "Retry invoices nightly") == "claude-1"
@@ -73,6 +74,9 @@ def test_save_without_session_id_goes_to_the_live_session(sandbox: Sandbox) -> N
     with sqlite3.connect(sandbox.data_dir / "engram.db") as conn:
         rows = conn.execute("SELECT session_id FROM user_prompts").fetchall()
     assert rows == [("claude-1",)]
+    with sqlite3.connect(sandbox.data_dir / "engram.db") as conn:
+        kinds = conn.execute("SELECT type, session_id FROM observations ORDER BY id").fetchall()
+    assert [s for _, s in kinds] == ["claude-1", "claude-1"], kinds
 
 
 def test_no_live_session_saves_to_the_manual_session(sandbox: Sandbox) -> None:

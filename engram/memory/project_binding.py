@@ -62,13 +62,17 @@ def normalize_remote(url: str) -> str:
 
 
 def origin_of(detection: ProjectDetection) -> str:
-    """Where a detected project's claim comes from: its repository's remote, else its folder."""
+    """Where a detected project's claim comes from: its repository's remote, else its folder —
+    with ``<private>`` spans redacted, like every path Engram stores (both sides of a check go
+    through here, so redaction never changes a verdict)."""
+    from engram.memory.redaction import redact
+
     start = Path(detection.path or detection.cwd or ".")
     repo = git_repo.find_git_repo(start)
     if repo is not None:
         url = git_repo.origin_url(repo)
-        return normalize_remote(url) if url else f"path:{repo.root}"
-    return f"path:{start}"
+        return redact(normalize_remote(url) if url else f"path:{repo.root}")
+    return redact(f"path:{start}")
 
 
 def load_bindings(data_dir: Path) -> dict[str, list[str]]:

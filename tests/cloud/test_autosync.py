@@ -91,7 +91,9 @@ def test_a_save_on_one_laptop_reaches_the_other_in_the_background(
     a.ok("save", "autosynced fact", "travels alone", "--project", "team")
 
     def on_b() -> bool:
-        return "autosynced fact" in b.ok("search", "autosynced", "--project", "team")
+        # Until the first pull lands, laptop b has never heard of project 'team'.
+        found = b.run("search", "autosynced", "--project", "team")
+        return found.returncode == 0 and "autosynced fact" in found.stdout
 
     _until(on_b, "the memory on laptop b")
     status = _until(lambda: _get(f"{url_a}/sync/status?project=team"), "status")

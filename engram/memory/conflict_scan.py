@@ -28,8 +28,8 @@ from engram.memory.conflict_judge import Judge, JudgeError, Verdict, estimate_to
 from engram.memory.conflicts import parse_since
 from engram.memory.search import search
 from engram.memory.topic import STOP_WORDS
+from engram.store import browse, relations
 from engram.store import conflicts as sql
-from engram.store import relations
 from engram.store.db import Store
 from engram.store.records import Observation
 
@@ -246,7 +246,7 @@ def scan(
         )
     report = ScanReport(options.project, dry_run=not options.apply)
     with store.locked() as conn:
-        page = sql.scan_page(
+        page = browse.live_after(
             conn,
             project=options.project,
             after_id=options.cursor or 0,

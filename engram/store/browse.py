@@ -172,14 +172,23 @@ def count_in_session(conn: sqlite3.Connection, session_id: str, *, cap: int) -> 
 
 
 def live_after(
-    conn: sqlite3.Connection, *, project: str | None, after_id: int, limit: int
+    conn: sqlite3.Connection,
+    *,
+    project: str | None,
+    after_id: int,
+    limit: int,
+    since: str | None = None,
 ) -> list[Observation]:
-    """The next ``limit`` live observations with an id above ``after_id``, by id (a walk)."""
+    """The next ``limit`` live observations with an id above ``after_id`` (and created at or
+    after ``since``, a store timestamp), by id (a walk)."""
     where = "id > ? AND deleted_at IS NULL"
     params: list[object] = [after_id]
     if project is not None:
         where += " AND project = ?"
         params.append(project)
+    if since is not None:
+        where += " AND created_at >= ?"
+        params.append(since)
     rows = conn.execute(
         f"SELECT {_COLUMNS} FROM observations WHERE {where} ORDER BY id LIMIT ?",
         [*params, limit],

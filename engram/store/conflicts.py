@@ -1,4 +1,5 @@
-"""SQL for the conflict audit: listing and counting relations, and the scan's walk.
+"""SQL for the conflict audit: listing and counting relations (the scan walks memories with
+:func:`engram.store.browse.live_after`).
 
 A relation has no project column; its project is its source observation's (or, when the
 source is gone, its target's). ``not_conflict`` verdicts only suppress future scans: they are
@@ -11,8 +12,7 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from engram.store.observations import _COLUMNS
-from engram.store.records import Observation, Relation, from_row, from_rows
+from engram.store.records import Relation, from_row
 
 _JOINED = """
     FROM memory_relations r
@@ -127,23 +127,6 @@ def counts(
         )
     }
     return by_relation, by_status
-
-
-def scan_page(
-    conn: sqlite3.Connection, *, project: str | None, after_id: int, since: str | None, limit: int
-) -> list[Observation]:
-    """The next ``limit`` live observations of ``project`` (None: every project) with id above
-    ``after_id`` (and created at or after ``since``), by id."""
-    sql = f"SELECT {_COLUMNS} FROM observations WHERE id > ? AND deleted_at IS NULL"
-    params: list[object] = [after_id]
-    if project is not None:
-        sql += " AND project = ?"
-        params.append(project)
-    if since is not None:
-        sql += " AND created_at >= ?"
-        params.append(since)
-    rows = conn.execute(sql + " ORDER BY id LIMIT ?", [*params, limit])
-    return from_rows(Observation, rows)
 
 
 def related_pairs(conn: sqlite3.Connection, sync_ids: Iterable[str]) -> set[frozenset[str]]:

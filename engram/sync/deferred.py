@@ -12,13 +12,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from engram.errors import EngramError
+from engram.memory.conflicts import clamp_list_limit
 from engram.store import sync_deferred
 from engram.store.db import Store
 from engram.sync.importer import retry_deferred
 
 STATUSES = ("deferred", "dead", "applied")
-LIST_DEFAULT = 50
-LIST_MAX = 500
 
 
 def _check_status(status: str | None) -> str | None:
@@ -79,7 +78,7 @@ def list_deferred(
         EngramError: ``sync.bad_deferred_status``.
     """
     wanted = _check_status(status)
-    size = LIST_DEFAULT if limit is None or limit <= 0 else min(limit, LIST_MAX)
+    size = clamp_list_limit(limit)
     with store.read() as conn:
         total, rows = sync_deferred.page(conn, status=wanted, limit=size, offset=max(offset, 0))
         shaped = tuple(_row_dict(conn, row) for row in rows)

@@ -105,14 +105,16 @@ class Memory:
         """The project's governed knowledge as ``engram_load`` gives it at session start
         (an empty task): durable memories as bodies, working notes as one-line cards unless
         ``objective`` matches theirs. "" when the project has none (or nothing fits)."""
+        from engram.store.governed import has_active_memories
+
+        budget = (max_bytes - FENCE_BYTES) // 4  # the governed estimate: 4 bytes a token
+        if budget <= 0 or not has_active_memories(self.store.connection, project):
+            return ""  # most projects have none: skip importing the governed layer (~30 ms)
         from engram.memory.governed.base import KnowledgeBase
         from engram.memory.governed.config import load_config
         from engram.memory.governed.load import load
         from engram.memory.governed.workspace import Workspace
 
-        budget = (max_bytes - FENCE_BYTES) // 4  # the governed estimate: 4 bytes a token
-        if budget <= 0:
-            return ""
         workspace = Workspace(Path(cwd or ".").resolve(), project)
         try:
             kb = KnowledgeBase(self.store.connection, workspace, load_config(self.data_dir))

@@ -15,6 +15,7 @@ Public API:
     list_visible(conn, project, today) -> list[dict]   active durable + unexpired working
     list_routable(conn, project, today, rowids) -> list[dict]   rules, notes and rowids
     get_rows(conn, rowids) -> list[dict]
+    has_active_memories(conn, project) -> bool   any active row visible from project (cheap)
     list_all(conn) -> list[dict]
     fts_scores(conn, project, terms, limit) -> dict[int, float]   rowid -> bm25 (lower = better)
     bump_counter(conn, rowids, column)
@@ -27,11 +28,13 @@ Public API:
 
 from __future__ import annotations
 
-import re
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+
+TYPE_CHECKING = False  # typing and collections.abc cost the hook path more than its work
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Mapping
+    from typing import Any
 
 COLUMNS = (
     "id",
@@ -58,7 +61,6 @@ COLUMNS = (
 )
 _UPDATABLE = frozenset(COLUMNS) - {"project", "tier"}
 _COUNTERS = frozenset({"usage_count", "fetch_count"})
-_WORD = re.compile(r"\w+", re.UNICODE)
 _VISIBLE = (
     "(project = ? OR project = '') AND status = 'active' AND (tier = 'durable' OR valid_until >= ?)"
 )
@@ -177,6 +179,16 @@ def list_visible(conn: sqlite3.Connection, project: str, today: str) -> list[dic
     )
 
 
+def has_active_memories(conn: sqlite3.Connection, project: str) -> bool:
+    """Whether any active memory, durable or working (expired or not), is visible from
+    ``project``: one indexed probe, so a caller can skip loading when there is none."""
+    row = conn.execute(
+        "SELECT 1 FROM governed_memories WHERE project IN (?, '') AND status = 'active' LIMIT 1",
+        (project,),
+    ).fetchone()
+    return row is not None
+
+
 def list_routable(
     conn: sqlite3.Connection, project: str, today: str, rowids: Iterable[int]
 ) -> list[dict[str, Any]]:
@@ -212,8 +224,10 @@ def list_all(conn: sqlite3.Connection) -> list[dict[str, Any]]:
 
 def fts_terms(query: str) -> list[str]:
     """The words of a free-text query, lowercased and de-duplicated in order."""
+    import re  # only here: the hook path imports this module and needs no regex
+
     seen: dict[str, None] = {}
-    for word in _WORD.findall(query.lower()):
+    for word in re.findall(r"\w+", query.lower()):
         seen.setdefault(word, None)
     return list(seen)
 

@@ -43,6 +43,8 @@ def test_session_start_imports_nothing_heavy(sandbox: Sandbox) -> None:
     assert {"engram.hooks.respond", "engram.memory.context", "engram.store.db"} <= set(modules)
     loaded = sorted(m for m in modules if m.split(".")[0] in HEAVY)
     assert loaded == []
+    # No governed knowledge in this project: the governed layer is not even imported.
+    assert not {m for m in modules if m.startswith("engram.memory.governed")}
 
 
 # What the hook imports before it knows whether a running `engram serve` will answer.

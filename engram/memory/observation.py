@@ -52,7 +52,8 @@ class UpdateResult:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (``id`` at top level)."""
-        return {**asdict(self), "id": self.observation.id}
+        data = {**asdict(self), "observation": self.observation.to_dict()}  # a record
+        return {**data, "id": self.observation.id}
 
 
 def update_observation(

@@ -33,6 +33,7 @@ class PromptResult:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (``id`` at top level)."""
         data = asdict(self)
+        data["prompt"] = self.prompt.to_dict()  # a record, not a dataclass
         data["id"] = self.prompt.id
         data["warnings"] = list(self.warnings)
         return data

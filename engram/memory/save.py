@@ -70,6 +70,7 @@ class SaveResult:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (``id`` and ``judgment_required`` at top level)."""
         data = asdict(self)
+        data["observation"] = self.observation.to_dict()  # a record, not a dataclass
         data["id"] = self.observation.id
         data["warnings"] = list(self.warnings)
         data["candidates"] = [c.to_dict() for c in self.candidates]

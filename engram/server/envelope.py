@@ -74,6 +74,9 @@ def _default(value: Any) -> Any:
     dump = getattr(value, "model_dump", None)
     if callable(dump):
         return dump(mode="json")
+    to_dict = getattr(value, "to_dict", None)  # the store's records are not dataclasses
+    if callable(to_dict):
+        return to_dict()
     if hasattr(value, "__dataclass_fields__"):
         from dataclasses import asdict
 

@@ -8,12 +8,11 @@ size of the store. "Active" sessions are passed in by the caller (a short list o
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import fields
 
-from engram.store.records import Observation, Session, from_rows
+from engram.store.records import Observation, Session, field_names, from_rows
 
-_COLUMNS = ", ".join(f.name for f in fields(Observation))
-_SESSION_COLUMNS = ", ".join(f.name for f in fields(Session))
+_COLUMNS = ", ".join(field_names(Observation))
+_SESSION_COLUMNS = ", ".join(field_names(Session))
 
 
 def _marks(values: list[str]) -> str:

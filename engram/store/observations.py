@@ -8,13 +8,15 @@ owns the clock.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping
-from dataclasses import dataclass, fields
 
-from engram.store.records import Observation, from_row, from_rows, new_sync_id
+from engram.store.records import Observation, field_names, from_row, from_rows, new_sync_id, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 # The record's columns, named: ``SELECT *`` would also compute the generated search_keys.
-_COLUMNS = ", ".join(f.name for f in fields(Observation))
+_COLUMNS = ", ".join(field_names(Observation))
 
 # Columns an update may change; everything else is store-managed.
 UPDATABLE_COLUMNS = frozenset(
@@ -22,7 +24,7 @@ UPDATABLE_COLUMNS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NewObservation:
     """What a save inserts."""
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import fields
 
 from engram.store.fts import MatchQuery, rank_window
-from engram.store.records import Prompt, from_row, new_sync_id
+from engram.store.records import Prompt, field_names, from_row, new_sync_id
 
 # The record's columns, named: ``SELECT *`` would also compute the generated search_keys.
-_COLUMNS = ", ".join(f.name for f in fields(Prompt))
+_COLUMNS = ", ".join(field_names(Prompt))
 
 
 def insert(

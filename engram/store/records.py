@@ -1,17 +1,89 @@
-"""Plain, frozen records for rows the store returns.
+"""Plain, frozen records for rows the store returns, and the ``@record`` decorator they use.
 
-They are dataclasses (not pydantic models) so the hook path can import the store without
-paying for pydantic. Every record has ``to_dict()`` for JSON surfaces.
+They are not pydantic models, and not dataclasses either: the hook path imports the store, and
+``import dataclasses`` (it pulls in ``inspect``, ``ast``, ``dis``, ``tokenize``, ``copy``) costs
+the hook more than its work. :func:`record` builds what ``@dataclass(frozen=True, slots=True)``
+would (``__init__`` with defaults, ``__repr__``, ``__eq__``, ``__hash__``, ``__match_args__``,
+read-only slots, pickling) in one ``exec`` per class. Every record has ``to_dict()`` for JSON
+surfaces; :func:`field_names` lists a record class's fields in order.
 """
 
 from __future__ import annotations
 
 import os
-import sqlite3
-from dataclasses import dataclass, fields
-from typing import Any, TypeVar
 
-R = TypeVar("R")
+TYPE_CHECKING = False  # typing costs the hook path more than its work
+if TYPE_CHECKING:
+    import sqlite3
+    from typing import Any, TypeVar, dataclass_transform
+
+    R = TypeVar("R")
+    C = TypeVar("C", bound=type)
+else:
+
+    def dataclass_transform(**_: object) -> object:
+        return lambda decorator: decorator
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+@dataclass_transform(frozen_default=True)
+def record(cls: C) -> C:
+    """Turn ``cls`` (annotated fields, optional defaults, methods) into a frozen slotted record.
+
+    Equality and hashing compare the fields in order between records of the same class;
+    assigning to a field raises ``AttributeError``. Defaults must be immutable values.
+    """
+    names = tuple(cls.__dict__.get("__annotations__", {}))  # noqa: RUF063 - no inspect here
+    defaults = {name: cls.__dict__[name] for name in names if name in cls.__dict__}
+    namespace = {
+        key: value
+        for key, value in cls.__dict__.items()
+        if key not in names and key not in ("__dict__", "__weakref__")
+    }
+    namespace["__slots__"] = names
+    namespace["__match_args__"] = names
+    made = type(cls)(cls.__name__, cls.__bases__, namespace)
+    made.__qualname__ = cls.__qualname__
+    params = ", ".join(f"{n}=_d_{n}" if n in defaults else n for n in names)
+    values = "".join(f"self.{n}, " for n in names)
+    source = (
+        f"def __init__(self, {params}):\n"
+        + "".join(f"    _set(self, {n!r}, {n})\n" for n in names)
+        + "    pass\n"
+        f"def _values(self):\n    return ({values})\n"
+        "def __repr__(self):\n"
+        "    return _name + '(' + ', '.join(f'{n}={v!r}' for n, v in zip(_names, _values(self)))"
+        " + ')'\n"
+        "def __eq__(self, other):\n"
+        "    if other.__class__ is not self.__class__:\n"
+        "        return NotImplemented\n"
+        "    return _values(self) == _values(other)\n"
+        "def __hash__(self):\n    return hash(_values(self))\n"
+        "def __setattr__(self, name, value):\n"
+        "    raise AttributeError(f'cannot assign to field {name!r}')\n"
+        "def __delattr__(self, name):\n"
+        "    raise AttributeError(f'cannot delete field {name!r}')\n"
+        "def __reduce__(self):\n    return (_cls, _values(self))\n"
+    )
+    scope: dict[str, Any] = {f"_d_{n}": v for n, v in defaults.items()}
+    scope.update(_set=object.__setattr__, _names=names, _name=cls.__qualname__, _cls=made)
+    exec(source, scope)  # generated from the class's own field names
+    for method in ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__"):
+        if method in ("__repr__", "__eq__", "__hash__") and method in namespace:
+            continue  # the class's own
+        function = scope[method]
+        function.__qualname__ = f"{cls.__qualname__}.{method}"
+        type.__setattr__(made, method, function)
+    type.__setattr__(made, "__reduce__", scope["__reduce__"])
+    _FIELDS[made] = names
+    return made
+
+
+def field_names(cls: type) -> tuple[str, ...]:
+    """The fields of a :func:`record` class, in order."""
+    return _FIELDS[cls]
 
 
 def new_sync_id(prefix: str) -> str:
@@ -23,19 +95,11 @@ class _Record:
     __slots__ = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """The record as a JSON-ready dict.
-
-        Every field is a plain value (text, number, bool, None), so a shallow copy is the
-        same dict ``dataclasses.asdict`` builds — ten times cheaper (it deep-copies each
-        value), which shows on every search answered over HTTP or MCP.
-        """
-        names = _FIELDS.get(type(self))
-        if names is None:
-            names = _FIELDS[type(self)] = tuple(f.name for f in fields(self))  # type: ignore[arg-type]
-        return {name: getattr(self, name) for name in names}
+        """The record as a JSON-ready dict (every field is a plain value: a shallow dict)."""
+        return {name: getattr(self, name) for name in _FIELDS[type(self)]}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Observation(_Record):
     """One row of ``observations``."""
 
@@ -61,7 +125,7 @@ class Observation(_Record):
     deleted_at: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Session(_Record):
     """One row of ``sessions``."""
 
@@ -74,7 +138,7 @@ class Session(_Record):
     summary: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Prompt(_Record):
     """One row of ``user_prompts``."""
 
@@ -86,7 +150,7 @@ class Prompt(_Record):
     created_at: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Relation(_Record):
     """One row of ``memory_relations`` (source/target are observation sync_ids)."""
 
@@ -109,15 +173,9 @@ class Relation(_Record):
     updated_at: str
 
 
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
 def from_row(cls: type[R], row: sqlite3.Row) -> R:
     """Build a record from a row holding (at least) the record's columns."""
-    names = _FIELDS.get(cls)
-    if names is None:
-        names = _FIELDS[cls] = tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
-    values = {name: row[name] for name in names}
+    values = {name: row[name] for name in _FIELDS[cls]}
     if "pinned" in values:
         values["pinned"] = bool(values["pinned"])
     return cls(**values)
@@ -126,9 +184,7 @@ def from_row(cls: type[R], row: sqlite3.Row) -> R:
 def from_rows(cls: type[R], cursor: sqlite3.Cursor) -> list[R]:
     """Build records from every row of ``cursor`` (columns matched by name once, then read by
     position — much cheaper than name lookups per row)."""
-    names = _FIELDS.get(cls)
-    if names is None:
-        names = _FIELDS[cls] = tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
+    names = _FIELDS[cls]
     columns = [d[0] for d in cursor.description]
     positions = [columns.index(name) for name in names]
     pinned = names.index("pinned") if "pinned" in names else -1

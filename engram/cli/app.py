@@ -10,6 +10,7 @@ Exit codes: 0 success, 1 error (an :class:`~engram.errors.EngramError`), 2 usage
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 from typing import Annotated, Any
@@ -18,6 +19,9 @@ import typer
 
 from engram import __version__
 from engram.errors import EngramError
+
+# click's exceptions, wherever this typer keeps them (newer releases vendor click).
+_CLICK = sys.modules[typer.BadParameter.__module__]
 
 # Command modules, in help order. Each defines register(app).
 COMMAND_MODULES: list[str] = [
@@ -131,7 +135,24 @@ def main(argv: list[str] | None = None) -> int:
     """Console-script entry point: run the CLI and turn EngramError into one line + exit 1."""
     command = typer.main.get_command(build_app())
     try:
-        command.main(args=argv, prog_name="engram", standalone_mode=True)
+        # Not standalone: usage errors come here to be said on one line, and typer.Exit(code)
+        # comes back as the return value.
+        code = command.main(args=argv, prog_name="engram", standalone_mode=False)
+    except _CLICK.NoArgsIsHelpError as exc:  # `engram` or a group alone: its help, as before
+        exc.show()
+        return int(exc.exit_code)
+    except _CLICK.UsageError as exc:
+        typer.echo(f"error: {usage_line(exc)}", err=True)
+        return int(exc.exit_code)
+    except _CLICK.ClickException as exc:
+        typer.echo(f"error: {exc.format_message()}", err=True)
+        return int(exc.exit_code)
+    except typer.Abort:  # end of input at a prompt
+        typer.echo("\nerror: aborted (no answer was given)", err=True)
+        return 1
+    except BrokenPipeError:  # `engram list | head -1`: the reader left; say nothing
+        _silence_stdout()
+        return 1
     except EngramError as exc:
         typer.echo(f"error: {exc.one_line()}", err=True)
         return 1
@@ -162,7 +183,25 @@ def main(argv: list[str] | None = None) -> int:
             raise
         typer.echo(f"error: {mapped.one_line()}", err=True)
         return 1
-    return 0
+    return code if isinstance(code, int) and not isinstance(code, bool) else 0
+
+
+def usage_line(exc: Any) -> str:
+    """A usage error on one line, with the help to look at (click prints four)."""
+    message = " ".join(exc.format_message().split()).rstrip(".")
+    message = message.replace("Value error, ", "")  # pydantic's prefix on typer's coercions
+    where = exc.ctx.command_path if exc.ctx is not None else "engram"
+    return f"{message} — see `{where} -h`"
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    import os
+
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 if __name__ == "__main__":

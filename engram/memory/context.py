@@ -12,12 +12,14 @@ This module is on the hook path: it imports only the store and the clock.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
-
 from engram.store import observations, prompts, sessions
-from engram.store.db import Store
-from engram.store.records import Observation, Prompt, Session
+from engram.store.records import Observation, Prompt, Session, field_names, record
+
+TYPE_CHECKING = False  # typing and dataclasses cost the hook path more than its work
+if TYPE_CHECKING:
+    from typing import Any
+
+    from engram.store.db import Store
 
 DEFAULTS = {"sessions": 5, "prompts": 5, "pinned": 20, "observations": 10}
 SECTION_CEILING = 500
@@ -26,7 +28,7 @@ TRUNCATION_MARKER = "\n[truncated]"
 PREVIEW_CHARS = 200
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ContextResult:
     """The rendered context and what went into it."""
 
@@ -40,7 +42,7 @@ class ContextResult:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return asdict(self)
+        return {name: getattr(self, name) for name in field_names(ContextResult)}
 
 
 def section_size(requested: int | None, section: str) -> int:
@@ -107,7 +109,7 @@ def build_context(
     )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Sections:
     """The rows of each section (None: the section is omitted)."""
 
@@ -140,7 +142,7 @@ def _preview(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Style:
     """Plain Markdown, or (``fenced``) labels cleaned and bodies quoted as data."""
 

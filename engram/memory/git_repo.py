@@ -15,10 +15,10 @@ import contextlib
 import json
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from engram.errors import EngramError
+from engram.store.records import record
 
 BINDING_FILE = "engram-project.json"
 BINDING_FORMAT = 1
@@ -26,7 +26,7 @@ BINDING_FORMAT = 1
 _SECTION = re.compile(r'^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
 
 
-@dataclass(frozen=True)
+@record
 class GitRepo:
     """A git working tree found on disk.
 

@@ -18,16 +18,19 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from collections import namedtuple
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from engram.errors import EngramError
 from engram.memory import git_repo
 from engram.memory.git_repo import GitRepo
+from engram.store.records import field_names, record
 
+TYPE_CHECKING = False  # typing and dataclasses cost the hook path more than its work
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from typing import Any, NamedTuple
+
     from engram.store.db import Store
 
 CONFIG_DIR = ".engram"
@@ -52,17 +55,22 @@ NOISE_DIRS = frozenset(
 )
 
 
-class ProjectName(NamedTuple):
-    """A normalized project name and, when normalizing changed the input, a warning.
+if TYPE_CHECKING:
 
-    A tuple, so callers may write ``name, warning = normalize_project_name(raw)``.
-    """
+    class ProjectName(NamedTuple):
+        """A normalized project name and, when normalizing changed the input, a warning.
 
-    name: str
-    warning: str | None = None
+        A tuple, so callers may write ``name, warning = normalize_project_name(raw)``.
+        """
+
+        name: str
+        warning: str | None = None
+
+else:  # the same tuple, without importing typing
+    ProjectName = namedtuple("ProjectName", ("name", "warning"), defaults=(None,))
 
 
-@dataclass(frozen=True)
+@record
 class ProjectDetection:
     """Where the current project came from.
 
@@ -81,13 +89,13 @@ class ProjectDetection:
     source: str
     path: str = ""
     cwd: str = ""
-    available_projects: tuple[str, ...] = field(default_factory=tuple)
+    available_projects: tuple[str, ...] = ()
     warning: str | None = None
     error_hint: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields (``available_projects`` as a list, empty optionals dropped)."""
-        data = asdict(self)
+        data = {name: getattr(self, name) for name in field_names(ProjectDetection)}
         data["available_projects"] = list(self.available_projects)
         return {k: v for k, v in data.items() if v is not None}
 

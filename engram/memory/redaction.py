@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+
+from engram.store.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 REDACTED = "[REDACTED]"
 DEFAULT_LIMIT_BYTES = 100 * 1024
@@ -57,7 +61,7 @@ def truncate_utf8(text: str, limit_bytes: int) -> str:
     return encoded[: max(limit_bytes, 0)].decode("utf-8", errors="ignore")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CleanText:
     """Text after redaction and the byte limit, with what happened to it."""
 

@@ -14,16 +14,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engram.errors import EngramError
 from engram.memory import checks
 from engram.memory.review import state_of
 from engram.store import relations
 from engram.store.db import Store
-from engram.store.fts import MatchMode, MatchQuery
+from engram.store.fts import MatchQuery
 from engram.store.records import Observation
 from engram.store.search import search_observations
+
+if TYPE_CHECKING:
+    from engram.store.fts import MatchMode
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 20

@@ -6,24 +6,24 @@ fails with ``memory.session_already_ended`` (choose a new id); ending it again c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
-from typing import TYPE_CHECKING, Any
-
 from engram.errors import EngramError
 from engram.memory.clock import stamp, utc_now
 from engram.memory.redaction import clean, content_limit, redact
 from engram.store import sessions
-from engram.store.db import Store
-from engram.store.records import Session
+from engram.store.records import Session, record
 
-if TYPE_CHECKING:  # save pulls in relations, topics and search: not on the hook path
-    from engram.memory.save import SaveResult
+TYPE_CHECKING = False  # typing and dataclasses cost the hook path more than its work
+if TYPE_CHECKING:
+    from datetime import datetime
+    from typing import Any
+
+    from engram.memory.save import SaveResult  # relations, topics, search: not for hooks
+    from engram.store.db import Store
 
 SUMMARY_TYPE = "session_summary"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SessionResult:
     """A session after start or end; ``changed`` is False for an idempotent repeat."""
 

@@ -30,11 +30,16 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Literal
 
-MatchMode = Literal["all", "any"]
+from engram.store.records import record
+
+TYPE_CHECKING = False  # typing costs the hook path (prompts import this module) more than its work
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Literal
+
+if TYPE_CHECKING:
+    MatchMode = Literal["all", "any"]
 
 WINDOW = 1000
 IDF_PROBE = 256
@@ -55,7 +60,7 @@ def filter_key(kind: str, value: str) -> str:
     return kind + value.encode("utf-8").hex()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MatchQuery:
     """A sanitised FTS5 query: the user's words and how they combine.
 
@@ -126,7 +131,7 @@ def _idf(conn: sqlite3.Connection, table: str, term: str, total: int) -> float:
     return math.log(1.0 + (total - frequency + 0.5) / (frequency + 0.5))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Ranked:
     """A matching rowid and its score (higher is better)."""
 

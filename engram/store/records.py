@@ -5,7 +5,8 @@ They are not pydantic models, and not dataclasses either: the hook path imports 
 the hook more than its work. :func:`record` builds what ``@dataclass(frozen=True, slots=True)``
 would (``__init__`` with defaults, ``__repr__``, ``__eq__``, ``__hash__``, ``__match_args__``,
 read-only slots, pickling) in one ``exec`` per class. Every record has ``to_dict()`` for JSON
-surfaces; :func:`field_names` lists a record class's fields in order.
+surfaces; :func:`field_names` lists a record class's fields in order, :func:`replace` copies one
+with some fields changed.
 """
 
 from __future__ import annotations
@@ -84,6 +85,15 @@ def record(cls: C) -> C:
 def field_names(cls: type) -> tuple[str, ...]:
     """The fields of a :func:`record` class, in order."""
     return _FIELDS[cls]
+
+
+def replace(item: R, **changes: Any) -> R:
+    """A copy of the :func:`record` ``item`` with ``changes`` applied (``dataclasses.replace``)."""
+    values = {name: getattr(item, name) for name in _FIELDS[type(item)]}
+    unknown = set(changes) - set(values)
+    if unknown:
+        raise TypeError(f"{type(item).__name__} has no field {sorted(unknown)[0]!r}")
+    return type(item)(**{**values, **changes})
 
 
 def new_sync_id(prefix: str) -> str:

@@ -16,7 +16,6 @@ The answer's ``data`` is the seed's envelope: ``{project, project_source, projec
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import secrets
 import time
@@ -35,6 +34,7 @@ from engram.memory.project_checks import (
 from engram.server.envelope import ToolOutcome, to_json
 from engram.server.options import current_options
 from engram.store.db import Store
+from engram.store.records import replace
 
 RECOVERY_TTL_S = 300.0
 USER_SELECTED = "user_selected_after_ambiguous_project"
@@ -143,7 +143,7 @@ def with_similar_warning(detection: ProjectDetection) -> ProjectDetection:
     if similar is None:
         return detection
     warning = f"{detection.warning}; {similar}" if detection.warning else similar
-    return dataclasses.replace(detection, warning=warning)
+    return replace(detection, warning=warning)
 
 
 def _write_project(

@@ -133,6 +133,15 @@ def build_app() -> typer.Typer:
 
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point: run the CLI and turn EngramError into one line + exit 1."""
+    # Started with stdout closed (`engram stats >&-`): the answer would vanish. A supervisor may
+    # start the server that way, which is fine.
+    if sys.stdout is None and (argv or sys.argv[1:])[:1] != ["serve"]:
+        typer.echo(
+            "error: standard output is closed, so the answer would be lost"
+            " — run it again with stdout open (or redirected to a file or /dev/null)",
+            err=True,
+        )
+        return 1
     command = typer.main.get_command(build_app())
     try:
         # Not standalone: usage errors come here to be said on one line, and typer.Exit(code)

@@ -82,3 +82,17 @@ def test_a_reader_that_went_away_gets_silence(sandbox: Sandbox) -> None:
         os.close(write_end)
     assert done.returncode == 1
     assert done.stderr == ""
+
+
+def test_a_closed_stdout_is_an_error_not_a_silent_success(sandbox: Sandbox) -> None:
+    done = subprocess.run(
+        f"exec {ENGRAM} stats >&-",
+        shell=True,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=sandbox.env(),
+        cwd=sandbox.workspace,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: standard output is closed")

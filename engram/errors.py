@@ -7,7 +7,9 @@ exits 1; the MCP server turns it into a tool error; hooks swallow it and fail op
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # the hook path imports this module: no typing at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class EngramError(Exception):

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import os
 from enum import StrEnum
-from typing import Any, NamedTuple
 
 from engram.errors import EngramError
+from engram.store.records import record
+
+TYPE_CHECKING = False  # typing costs the hook more than its work
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Moment(StrEnum):
@@ -70,9 +74,10 @@ HOST_ALIASES: dict[str, str] = {
 }
 
 
-class HookEvent(NamedTuple):
-    """One hook call, normalised (a NamedTuple: cheaper to define than a dataclass, and the
-    hook path pays for every definition on each call).
+@record
+class HookEvent:
+    """One hook call, normalised (a :func:`~engram.store.records.record`: the hook path pays
+    for every class definition on each call, and a dataclass costs the most).
 
     Args:
         host: canonical host name (``"claude"``).

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from engram.errors import EngramError
 from engram.memory.fence import FENCE_CLOSE, FENCE_NOTE, FENCE_OPEN, clean, fenced, quoted
 
+TYPE_CHECKING = False  # typing costs the hook more than its work
 if TYPE_CHECKING:
     from engram.store.db import Store
     from engram.store.records import Observation

@@ -13,14 +13,16 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from engram.errors import EngramError
 from engram.hooks.answers import empty_answer
 from engram.hooks.events import canonical_host, read_event
 
+TYPE_CHECKING = False  # typing costs the hook more than its work
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any, BinaryIO, TextIO
+
     from engram.hooks.recall import Memory
 
 USAGE = "usage: engram hook <host>   (reads the host's hook JSON on stdin)"

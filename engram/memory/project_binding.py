@@ -25,12 +25,14 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from engram.errors import EngramError
 from engram.memory import git_repo
 
+TYPE_CHECKING = False  # typing costs the hook path more than its work
 if TYPE_CHECKING:
+    from typing import Any
+
     from engram.memory.project import ProjectDetection
     from engram.store.db import Store
 

@@ -24,14 +24,17 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
 
 from engram.errors import EngramError
 from engram.store.datadir import DEFAULT_MOUNTINFO, ensure_data_dir, resolve_data_dir
 from engram.store.errors import store_error
 from engram.store.migrate import migrate
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # typing costs the hook path more than its work
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5000
 # Extra attempts when even the busy timeout was not enough (heavy multi-process write load).

@@ -11,19 +11,9 @@ from pathlib import Path
 import pytest
 
 from engram.testing import Sandbox
+from tests.cli.conftest import Run
 
 ENGRAM = str(Path(sys.executable).parent / "engram")
-
-
-def run(sandbox: Sandbox, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ENGRAM, *args],
-        capture_output=True,
-        text=True,
-        env=sandbox.env(),
-        cwd=sandbox.workspace,
-        timeout=60,
-    )
 
 
 @pytest.mark.parametrize(
@@ -39,9 +29,9 @@ def run(sandbox: Sandbox, *args: str) -> subprocess.CompletedProcess[str]:
     ],
 )
 def test_a_usage_mistake_is_one_line_and_exit_2(
-    sandbox: Sandbox, args: list[str], says: str, help_of: str | None
+    engram: Run, sandbox: Sandbox, args: list[str], says: str, help_of: str | None
 ) -> None:
-    done = run(sandbox, *args)
+    done = engram(*args)
     assert done.returncode == 2, done.stderr
     assert done.stdout == ""
     lines = done.stderr.splitlines()
@@ -53,15 +43,15 @@ def test_a_usage_mistake_is_one_line_and_exit_2(
     assert not (sandbox.data_dir / "engram.db").exists()  # nothing was opened or written
 
 
-def test_engram_alone_still_shows_its_help(sandbox: Sandbox) -> None:
-    done = run(sandbox)
+def test_engram_alone_still_shows_its_help(engram: Run) -> None:
+    done = engram()
     assert done.returncode == 2
     assert "Usage: engram" in done.stderr and "Commands" in done.stderr
 
 
-def test_an_exit_code_chosen_by_a_command_comes_through(sandbox: Sandbox) -> None:
+def test_an_exit_code_chosen_by_a_command_comes_through(engram: Run) -> None:
     # `engram help` for an unknown command is an error of its own (exit 1), not a usage error.
-    done = run(sandbox, "help", "projects", "nope")
+    done = engram("help", "projects", "nope")
     assert done.returncode == 1 and done.stderr.startswith("error: no command")
 
 

@@ -4,7 +4,7 @@ They are not pydantic models, and not dataclasses either: the hook path imports 
 ``import dataclasses`` (it pulls in ``inspect``, ``ast``, ``dis``, ``tokenize``, ``copy``) costs
 the hook more than its work. :func:`record` builds what ``@dataclass(frozen=True, slots=True)``
 would (``__init__`` with defaults, ``__repr__``, ``__eq__``, ``__hash__``, ``__match_args__``,
-read-only slots, pickling) in one ``exec`` per class. Every record has ``to_dict()`` for JSON
+read-only slots, pickling) from methods every record shares. Every record has ``to_dict()`` for JSON
 surfaces; :func:`field_names` lists a record class's fields in order, :func:`replace` copies one
 with some fields changed.
 """
@@ -12,10 +12,12 @@ with some fields changed.
 from __future__ import annotations
 
 import os
+from operator import attrgetter
 
 TYPE_CHECKING = False  # typing costs the hook path more than its work
 if TYPE_CHECKING:
     import sqlite3
+    from collections.abc import Callable
     from typing import Any, TypeVar, dataclass_transform
 
     R = TypeVar("R")
@@ -27,6 +29,9 @@ else:
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
+_DEFAULTS: dict[type, dict[str, object]] = {}
+_VALUES: dict[type, Callable[[object], tuple[object, ...]]] = {}
+_set = object.__setattr__
 
 
 @dataclass_transform(frozen_default=True)
@@ -34,10 +39,11 @@ def record(cls: C) -> C:
     """Turn ``cls`` (annotated fields, optional defaults, methods) into a frozen slotted record.
 
     Equality and hashing compare the fields in order between records of the same class;
-    assigning to a field raises ``AttributeError``. Defaults must be immutable values.
+    assigning to a field raises ``AttributeError``. Defaults must be immutable values. The
+    methods are shared by every record (no code is generated per class: compiling it would
+    cost the hook path more than the class is worth).
     """
     names = tuple(cls.__dict__.get("__annotations__", {}))  # noqa: RUF063 - no inspect here
-    defaults = {name: cls.__dict__[name] for name in names if name in cls.__dict__}
     namespace = {
         key: value
         for key, value in cls.__dict__.items()
@@ -45,41 +51,82 @@ def record(cls: C) -> C:
     }
     namespace["__slots__"] = names
     namespace["__match_args__"] = names
+    for name, method in _METHODS.items():
+        if name not in namespace or name in _ALWAYS:
+            namespace[name] = method
     made = type(cls)(cls.__name__, cls.__bases__, namespace)
     made.__qualname__ = cls.__qualname__
-    params = ", ".join(f"{n}=_d_{n}" if n in defaults else n for n in names)
-    values = "".join(f"self.{n}, " for n in names)
-    source = (
-        f"def __init__(self, {params}):\n"
-        + "".join(f"    _set(self, {n!r}, {n})\n" for n in names)
-        + "    pass\n"
-        f"def _values(self):\n    return ({values})\n"
-        "def __repr__(self):\n"
-        "    return _name + '(' + ', '.join(f'{n}={v!r}' for n, v in zip(_names, _values(self)))"
-        " + ')'\n"
-        "def __eq__(self, other):\n"
-        "    if other.__class__ is not self.__class__:\n"
-        "        return NotImplemented\n"
-        "    return _values(self) == _values(other)\n"
-        "def __hash__(self):\n    return hash(_values(self))\n"
-        "def __setattr__(self, name, value):\n"
-        "    raise AttributeError(f'cannot assign to field {name!r}')\n"
-        "def __delattr__(self, name):\n"
-        "    raise AttributeError(f'cannot delete field {name!r}')\n"
-        "def __reduce__(self):\n    return (_cls, _values(self))\n"
-    )
-    scope: dict[str, Any] = {f"_d_{n}": v for n, v in defaults.items()}
-    scope.update(_set=object.__setattr__, _names=names, _name=cls.__qualname__, _cls=made)
-    exec(source, scope)  # generated from the class's own field names
-    for method in ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__"):
-        if method in ("__repr__", "__eq__", "__hash__") and method in namespace:
-            continue  # the class's own
-        function = scope[method]
-        function.__qualname__ = f"{cls.__qualname__}.{method}"
-        type.__setattr__(made, method, function)
-    type.__setattr__(made, "__reduce__", scope["__reduce__"])
     _FIELDS[made] = names
+    _DEFAULTS[made] = {name: cls.__dict__[name] for name in names if name in cls.__dict__}
+    getter = attrgetter(*names)
+    _VALUES[made] = getter if len(names) > 1 else lambda item: (getter(item),)
     return made
+
+
+def _init(self: object, *args: object, **kwargs: object) -> None:
+    names = _FIELDS[type(self)]
+    if kwargs or len(args) != len(names):
+        args = _bind(type(self), args, kwargs)
+    for name, value in zip(names, args, strict=True):
+        _set(self, name, value)
+
+
+def _bind(cls: type, args: tuple[object, ...], kwargs: dict[str, object]) -> tuple[object, ...]:
+    """Positional and keyword arguments (and defaults) as one value per field, in order."""
+    names, defaults, title = _FIELDS[cls], _DEFAULTS[cls], cls.__qualname__
+    if len(args) > len(names):
+        raise TypeError(f"{title}() takes {len(names)} arguments but {len(args)} were given")
+    values = dict(zip(names, args, strict=False))
+    for key, value in kwargs.items():
+        if key not in names:
+            raise TypeError(f"{title}() got an unexpected keyword argument {key!r}")
+        if key in values:
+            raise TypeError(f"{title}() got multiple values for argument {key!r}")
+        values[key] = value
+    missing = [name for name in names if name not in values and name not in defaults]
+    if missing:
+        raise TypeError(f"{title}() missing required argument(s): {', '.join(missing)}")
+    return tuple(values[name] if name in values else defaults[name] for name in names)
+
+
+def _repr(self: object) -> str:
+    pairs = zip(_FIELDS[type(self)], _VALUES[type(self)](self), strict=True)
+    return f"{type(self).__qualname__}({', '.join(f'{n}={v!r}' for n, v in pairs)})"
+
+
+def _eq(self: object, other: object) -> object:
+    if other.__class__ is not self.__class__:
+        return NotImplemented
+    values = _VALUES[type(self)]
+    return bool(values(self) == values(other))
+
+
+def _hash(self: object) -> int:
+    return hash(_VALUES[type(self)](self))
+
+
+def _setattr(self: object, name: str, value: object) -> None:
+    raise AttributeError(f"cannot assign to field {name!r}")
+
+
+def _delattr(self: object, name: str) -> None:
+    raise AttributeError(f"cannot delete field {name!r}")
+
+
+def _reduce(self: object) -> tuple[type, tuple[object, ...]]:
+    return (type(self), _VALUES[type(self)](self))
+
+
+_METHODS: dict[str, object] = {
+    "__init__": _init,
+    "__repr__": _repr,
+    "__eq__": _eq,
+    "__hash__": _hash,
+    "__setattr__": _setattr,
+    "__delattr__": _delattr,
+    "__reduce__": _reduce,
+}
+_ALWAYS = frozenset({"__init__", "__setattr__", "__delattr__", "__reduce__"})
 
 
 def field_names(cls: type) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ Budgets (bytes of UTF-8): ``ENGRAM_HOOK_PACK_BYTES`` (default 6000: under Claude
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -92,7 +93,7 @@ def _context(
 ) -> str:
     """Record what the moment records, and build the context it injects ("" for none)."""
     if event.moment is Moment.START:
-        sweep_stale(state_path(memory.data_dir, event.host, "x").parent)
+        sweep_stale(os.path.dirname(state_path(memory.data_dir, event.host, "x")))
     context = _injection(memory, event, project, state, env)
     # Bookkeeping after the pack, so the pack does not list the session that just started.
     if event.moment is not Moment.PROMPT or event.prompt.strip():

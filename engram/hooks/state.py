@@ -3,18 +3,23 @@
 ``<data_dir>/hooks/<host>/<session>.json`` holds the newest observation id the session has
 already been shown and whether the host compacted since (hosts without an after-compaction
 channel get the pack again with the next prompt). Files older than a week are swept when a new
-session starts. A missing or damaged file is the same as a fresh session.
+session starts, at most once an hour (``<data_dir>/hooks/<host>/.swept`` marks the last sweep:
+a folder of many sessions is not listed on every start). A missing or damaged file is the same
+as a fresh session.
+
+Paths are plain strings (``os.path``): ``pathlib`` costs the hook more than its work.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
-import zlib
-from pathlib import Path
 
 STALE_AFTER_SECONDS = 7 * 24 * 3600
+SWEEP_EVERY_SECONDS = 3600
+SWEPT_MARK = ".swept"
 
 
 class SessionState:
@@ -49,7 +54,7 @@ class SessionState:
         )
 
 
-def state_path(data_dir: Path, host: str, session_id: str) -> Path:
+def state_path(data_dir: str | os.PathLike[str], host: str, session_id: str) -> str:
     """Where the state of ``session_id`` lives.
 
     Hosts pick the id's characters: anything but letters, digits, ``-`` and ``_`` is written as
@@ -59,14 +64,17 @@ def state_path(data_dir: Path, host: str, session_id: str) -> Path:
         c if c.isascii() and (c.isalnum() or c in "-_") else f".{ord(c):x}" for c in session_id
     )
     if len(safe) > 96:
+        import zlib  # only for very long ids
+
         safe = f"{safe[:80]}.{zlib.crc32(safe.encode()):08x}.{len(safe)}"
-    return data_dir / "hooks" / host / f"{safe or 'none'}.json"
+    return os.path.join(data_dir, "hooks", host, f"{safe or 'none'}.json")
 
 
-def load_state(path: Path) -> SessionState:
+def load_state(path: str) -> SessionState:
     """The state stored at ``path``; a fresh state when missing or unreadable."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as handle:
+            raw = json.loads(handle.read())
     except (OSError, ValueError):
         return SessionState()
     if not isinstance(raw, dict):
@@ -80,10 +88,11 @@ def load_state(path: Path) -> SessionState:
     )
 
 
-def save_state(path: Path, state: SessionState) -> None:
+def save_state(path: str, state: SessionState) -> None:
     """Write ``state`` atomically (temp file + rename, mode 0600), creating the folder 0700."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    folder, name = os.path.split(path)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
     body = {"shown_upto": state.shown_upto, "compacted": state.compacted, "project": state.project}
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -91,24 +100,43 @@ def save_state(path: Path, state: SessionState) -> None:
     os.replace(tmp, path)
 
 
-def forget_state(path: Path) -> None:
+def forget_state(path: str) -> None:
     """Remove a finished session's state file (missing is fine)."""
-    path.unlink(missing_ok=True)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
 
 
-def sweep_stale(folder: Path, now: float | None = None) -> int:
-    """Remove state files untouched for a week from ``folder``; returns how many went."""
-    cutoff = (time.time() if now is None else now) - STALE_AFTER_SECONDS
+def sweep_stale(folder: str, now: float | None = None) -> int:
+    """Remove state files untouched for a week from ``folder``; returns how many went.
+
+    Runs at most once every ``SWEEP_EVERY_SECONDS`` per folder (the ``.swept`` mark's time):
+    hosts whose sessions never send an end leave a file each, and listing them all on every
+    session start would grow the hook's cost with them.
+    """
+    now = time.time() if now is None else now
+    mark = os.path.join(folder, SWEPT_MARK)
+    try:
+        if 0 <= now - os.stat(mark).st_mtime < SWEEP_EVERY_SECONDS:
+            return 0
+    except OSError:
+        pass  # never swept here (or no folder yet)
+    cutoff = now - STALE_AFTER_SECONDS
     removed = 0
     try:
-        entries = list(folder.iterdir())
+        entries = list(os.scandir(folder))
     except OSError:
         return 0
     for entry in entries:
         try:
-            if entry.suffix == ".json" and entry.stat().st_mtime < cutoff:
-                entry.unlink()
+            if entry.name.endswith(".json") and entry.stat().st_mtime < cutoff:
+                os.unlink(entry.path)
                 removed += 1
         except OSError:
             continue
+    try:
+        with open(mark, "a"):
+            pass
+        os.utime(mark, (now, now))
+    except OSError:
+        pass  # a read-only folder: sweep again next time
     return removed

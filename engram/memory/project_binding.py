@@ -38,8 +38,9 @@ if TYPE_CHECKING:
 
 BINDINGS_FILE = "project-bindings.json"
 CHOSEN_SOURCES = frozenset({"explicit", "process_override", "all_projects"})
-_SCP_LIKE = re.compile(r"^(?:[^@/]+@)?([^:/]+):(?!//)(.+)$")
-_URL = re.compile(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?([^/:]+)(?::\d+)?(/.*)?$", re.IGNORECASE)
+# Compiled on first use (re caches them): the hook path rarely needs them.
+_SCP_LIKE = r"^(?:[^@/]+@)?([^:/]+):(?!//)(.+)$"
+_URL = r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?([^/:]+)(?::\d+)?(/.*)?$"
 
 
 def normalize_remote(url: str) -> str:
@@ -51,11 +52,11 @@ def normalize_remote(url: str) -> str:
     text = url.strip().rstrip("/")
     if text.endswith(".git"):
         text = text[: -len(".git")]
-    found = _URL.match(text)
+    found = re.match(_URL, text, re.IGNORECASE)
     if found and not text.lower().startswith("file:"):
         host, path = found.group(1), found.group(2) or ""
     else:
-        scp = _SCP_LIKE.match(text)
+        scp = re.match(_SCP_LIKE, text)
         if scp is None or text.startswith(("/", ".", "file:")):
             return "path:" + text.removeprefix("file://")
         host, path = scp.group(1), "/" + scp.group(2)

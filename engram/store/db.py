@@ -16,10 +16,10 @@ before any file is touched (see :mod:`engram.store.datadir`).
 
 from __future__ import annotations
 
+import _thread  # threading.RLock is this C lock; `threading` itself costs the hook path
 import contextlib
 import os
 import sqlite3
-import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -84,7 +84,7 @@ class Store:
         self._conn.row_factory = sqlite3.Row
         # One connection may serve several threads (an MCP server's worker pool): a
         # transaction must not interleave with another thread's statements.
-        self._lock = threading.RLock()
+        self._lock = _thread.RLock()
         try:
             self._configure()
             if migrate_schema:

@@ -7,9 +7,9 @@ the memory modules on the hook path (no pydantic).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from pathlib import Path
 
 from engram.errors import EngramError
 from engram.memory.fence import FENCE_CLOSE, FENCE_NOTE, FENCE_OPEN, clean, fenced, quoted
@@ -34,11 +34,11 @@ FENCE_BYTES = len(f"{FENCE_OPEN}\n{FENCE_NOTE}\n\n\n{FENCE_CLOSE}\n".encode())
 class Memory:
     """One open store plus the project rules, for the length of one hook call."""
 
-    def __init__(self, store: Store, data_dir: Path) -> None:
+    def __init__(self, store: Store, data_dir: str | os.PathLike[str]) -> None:
         self.store = store
-        self.data_dir = data_dir
+        self.data_dir = os.fspath(data_dir)  # a string: the hook path imports no pathlib
 
-    def project_for(self, cwd: Path, env: Mapping[str, str]) -> str:
+    def project_for(self, cwd: str | os.PathLike[str], env: Mapping[str, str]) -> str:
         """The project the host works in ("" when the folder is ambiguous).
 
         Raises:
@@ -110,6 +110,8 @@ class Memory:
         budget = (max_bytes - FENCE_BYTES) // 4  # the governed estimate: 4 bytes a token
         if budget <= 0 or not has_active_memories(self.store.connection, project):
             return ""  # most projects have none: skip importing the governed layer (~30 ms)
+        from pathlib import Path
+
         from engram.memory.governed.base import KnowledgeBase
         from engram.memory.governed.config import load_config
         from engram.memory.governed.load import load
@@ -117,7 +119,7 @@ class Memory:
 
         workspace = Workspace(Path(cwd or ".").resolve(), project)
         try:
-            kb = KnowledgeBase(self.store.connection, workspace, load_config(self.data_dir))
+            kb = KnowledgeBase(self.store.connection, workspace, load_config(Path(self.data_dir)))
             loaded = load(kb, "", budget_tokens=budget, objective=objective)
         except EngramError:
             return ""  # a bad governed config must not cost the session its journal pack
@@ -175,10 +177,10 @@ def open_memory(env: Mapping[str, str], *, close: bool = True) -> Iterator[Memor
 
     ``close=False`` leaves the connection open for a process that ends right after without
     tearing down (every write is committed by then; the WAL stays for the next connection)."""
-    from engram.store.datadir import resolve_data_dir
+    from engram.store.datadir import data_dir_of
     from engram.store.db import Store
 
-    data_dir = resolve_data_dir(env)
+    data_dir = data_dir_of(env)
     store = Store.open(data_dir, env=env, busy_timeout_ms=HOOK_BUSY_MS)
     try:
         yield Memory(store, data_dir)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
 
 from engram.hooks.answers import can_inject, context_answer, empty_answer
 from engram.hooks.events import HookEvent, Moment
@@ -67,7 +66,7 @@ def respond(
 
 def _respond(memory: Memory, event: HookEvent, env: Mapping[str, str]) -> str:
     """One event against an open store."""
-    project = memory.project_for(Path(event.cwd), env)
+    project = memory.project_for(event.cwd, env)
     path = state_path(memory.data_dir, event.host, event.session_id or "no-session")
     state = load_state(path)
     if event.moment is Moment.END:

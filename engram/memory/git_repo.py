@@ -15,10 +15,13 @@ import contextlib
 import json
 import os
 import re
-from pathlib import Path
 
 from engram.errors import EngramError
 from engram.store.records import record
+
+TYPE_CHECKING = False  # the hook path imports this module, and pathlib costs it more than its work
+if TYPE_CHECKING:
+    from pathlib import Path
 
 BINDING_FILE = "engram-project.json"
 BINDING_FORMAT = 1
@@ -70,7 +73,7 @@ def _gitdir_from_file(dot_git: Path) -> Path | None:
     text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
     if not text.startswith("gitdir:"):
         return None
-    target = Path(text[len("gitdir:") :].strip())
+    target = type(dot_git)(text[len("gitdir:") :].strip())
     return target if target.is_absolute() else (dot_git.parent / target).resolve()
 
 
@@ -79,7 +82,7 @@ def _common_dir(git_dir: Path) -> Path:
     pointer = git_dir / "commondir"
     if not pointer.is_file():
         return git_dir
-    target = Path(pointer.read_text(encoding="utf-8", errors="replace").strip())
+    target = type(git_dir)(pointer.read_text(encoding="utf-8", errors="replace").strip())
     return target if target.is_absolute() else (git_dir / target).resolve()
 
 

@@ -19,16 +19,17 @@ import os
 import re
 import time
 from collections import namedtuple
-from pathlib import Path
 
 from engram.errors import EngramError
 from engram.memory import git_repo
 from engram.memory.git_repo import GitRepo
+from engram.store.datadir import plain_path
 from engram.store.records import field_names, record
 
 TYPE_CHECKING = False  # typing and dataclasses cost the hook path more than its work
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
+    from pathlib import Path
     from typing import Any, NamedTuple
 
     from engram.store.db import Store
@@ -140,7 +141,7 @@ def _name_problem(name: str) -> str | None:
 
 def resolve_project(
     explicit: str | None,
-    cwd: Path,
+    cwd: str | os.PathLike[str],
     *,
     process_override: str | None = None,
     environ: Mapping[str, str] | None = None,
@@ -156,15 +157,17 @@ def resolve_project(
     env = os.environ if environ is None else environ
     if explicit is not None:
         named = normalize_project_name(explicit)
-        return ProjectDetection(named.name, "explicit", cwd=str(cwd), warning=named.warning)
+        return ProjectDetection(named.name, "explicit", cwd=plain_path(cwd), warning=named.warning)
     override = process_override or env.get("ENGRAM_PROJECT", "").strip() or None
     if override is not None:
         named = normalize_project_name(override)
-        return ProjectDetection(named.name, "process_override", cwd=str(cwd), warning=named.warning)
+        return ProjectDetection(
+            named.name, "process_override", cwd=plain_path(cwd), warning=named.warning
+        )
     return detect_project(cwd)
 
 
-def detect_project(cwd: Path) -> ProjectDetection:
+def detect_project(cwd: str | os.PathLike[str]) -> ProjectDetection:
     """Detect the project for a working directory (the seed's six cases, in order).
 
     Raises:
@@ -172,7 +175,9 @@ def detect_project(cwd: Path) -> ProjectDetection:
             ``project.binding_unavailable`` for a corrupt or unwritable git binding — detection
             fails closed instead of falling back to a directory name.
     """
-    cwd = cwd.resolve()
+    from pathlib import Path  # only here: the hook path with a named project needs none
+
+    cwd = Path(cwd).resolve()
     repo = git_repo.find_git_repo(cwd)
     config = _nearest_config(cwd, repo.root if repo else cwd)
     if config is not None:
@@ -268,6 +273,8 @@ def _detect_in_repo(repo: GitRepo, cwd: Path) -> ProjectDetection:
 
 def _git_children(cwd: Path) -> list[Path]:
     """Git working trees directly below ``cwd`` (bounded in entries and time)."""
+    from pathlib import Path
+
     deadline = time.monotonic() + CHILD_SCAN_SECONDS
     found: list[Path] = []
     try:

@@ -24,13 +24,14 @@ from __future__ import annotations
 import json
 import os
 import re
-from pathlib import Path
 
 from engram.errors import EngramError
 from engram.memory import git_repo
+from engram.store.datadir import plain_path
 
 TYPE_CHECKING = False  # typing costs the hook path more than its work
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     from engram.memory.project import ProjectDetection
@@ -68,6 +69,8 @@ def origin_of(detection: ProjectDetection) -> str:
     """Where a detected project's claim comes from: its repository's remote, else its folder —
     with ``<private>`` spans redacted, like every path Engram stores (both sides of a check go
     through here, so redaction never changes a verdict)."""
+    from pathlib import Path
+
     from engram.memory.redaction import redact
 
     start = Path(detection.path or detection.cwd or ".")
@@ -78,16 +81,18 @@ def origin_of(detection: ProjectDetection) -> str:
     return redact(f"path:{start}")
 
 
-def load_bindings(data_dir: Path) -> dict[str, list[str]]:
+def load_bindings(data_dir: str | os.PathLike[str]) -> dict[str, list[str]]:
     """``{project: [origin, ...]}`` from the data dir ({} when there is no file yet)."""
+    path = os.path.join(plain_path(data_dir), BINDINGS_FILE)
     try:
-        raw = json.loads((data_dir / BINDINGS_FILE).read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as handle:
+            raw = json.loads(handle.read())
     except FileNotFoundError:
         return {}
     except (OSError, ValueError, RecursionError) as exc:
         raise EngramError(
             "project.bindings_unreadable",
-            f"cannot read {data_dir / BINDINGS_FILE}: {exc}",
+            f"cannot read {path}: {exc}",
             "fix or delete it (then confirm each repository with `engram init --confirm`)",
         ) from None
     projects = raw.get("projects") if isinstance(raw, dict) else None
@@ -100,7 +105,7 @@ def load_bindings(data_dir: Path) -> dict[str, list[str]]:
     }
 
 
-def bind(data_dir: Path, project: str, origin: str) -> None:
+def bind(data_dir: str | os.PathLike[str], project: str, origin: str) -> None:
     """Add ``origin`` to ``project``'s bound origins (idempotent; written atomically, 0600)."""
     bindings = load_bindings(data_dir)
     origins = bindings.setdefault(project, [])
@@ -108,9 +113,10 @@ def bind(data_dir: Path, project: str, origin: str) -> None:
         return
     origins.append(origin)
     payload: dict[str, Any] = {"version": 1, "projects": bindings}
-    path = data_dir / BINDINGS_FILE
-    temp = path.with_name(f".{BINDINGS_FILE}.{os.getpid()}.tmp")
-    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    folder = plain_path(data_dir)
+    path = os.path.join(folder, BINDINGS_FILE)
+    temp = os.path.join(folder, f".{BINDINGS_FILE}.{os.getpid()}.tmp")
+    os.makedirs(folder, mode=0o700, exist_ok=True)
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         json.dump(payload, handle, indent=2, sort_keys=True)
@@ -118,7 +124,7 @@ def bind(data_dir: Path, project: str, origin: str) -> None:
     os.replace(temp, path)
 
 
-def is_trusted(store: Store, data_dir: Path, detection: ProjectDetection) -> bool:
+def is_trusted(store: Store, data_dir: str | os.PathLike[str], detection: ProjectDetection) -> bool:
     """Whether memories of ``detection.project`` may flow into (and from) where it was
     detected; binds the origin on first use (see the module docstring)."""
     if detection.source in CHOSEN_SOURCES or not detection.project:
@@ -149,6 +155,8 @@ def _own_session_origin(store: Store, detection: ProjectDetection, origin: str) 
         folders = session_directories(conn, detection.project)
     if not folders:
         return True
+    from pathlib import Path
+
     here = origin.removeprefix("path:") if origin.startswith("path:") else detection.path
     root = Path(here or detection.cwd)
     return any(Path(folder) == root or Path(folder).is_relative_to(root) for folder in folders)

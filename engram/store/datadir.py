@@ -5,19 +5,29 @@ blank (absolute paths only), else ``$HOME/.engram``. ``ensure_data_dir(path)`` r
 filesystems (NFS, SMB/CIFS) and creates the directory private to the user (0700).
 
 Nothing here caches the home directory: tests and sandboxes change ``HOME`` per call.
+
+The hook path opens the store on every call, and ``pathlib`` costs it more than its work: the
+functions here work on plain strings (``os.path``), spelled as ``str(Path(...))`` would spell
+them (:func:`plain_path`); :func:`data_dir_of` is :func:`resolve_data_dir` as a string.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
-from collections.abc import Mapping
-from pathlib import Path
 
 from engram.errors import EngramError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+
+    PathText = str | os.PathLike[str]
+
 DB_FILENAME = "engram.db"
-DEFAULT_MOUNTINFO = Path("/proc/self/mountinfo")
+DEFAULT_MOUNTINFO = "/proc/self/mountinfo"
 
 # Filesystem types on which SQLite WAL locking is unsafe (mountinfo's fstype field).
 NETWORK_FS_TYPES = frozenset(
@@ -31,17 +41,34 @@ _NETWORK_REMEDY = (
 )
 
 
+def plain_path(path: PathText) -> str:
+    """``path`` as ``str(Path(path))`` spells it on POSIX (repeated slashes, ``.`` parts and a
+    trailing slash dropped; ``..`` kept), without importing pathlib."""
+    text = os.fspath(path)
+    head = (
+        "//" if text.startswith("//") and not text.startswith("///") else "/" * text[:1].count("/")
+    )
+    return head + "/".join(part for part in text.split("/") if part and part != ".") or "."
+
+
 def resolve_data_dir(env: Mapping[str, str] | None = None) -> Path:
     """The data directory for an environment (default: ``os.environ``).
 
     Raises:
         EngramError ``store.relative_data_dir`` when ``ENGRAM_DATA_DIR`` is not absolute.
     """
+    from pathlib import Path
+
+    return Path(data_dir_of(env))
+
+
+def data_dir_of(env: Mapping[str, str] | None = None) -> str:
+    """:func:`resolve_data_dir` as a plain string (same checks, same errors)."""
     env = os.environ if env is None else env
     raw = env.get("ENGRAM_DATA_DIR", "")
     if raw.strip():
-        path = Path(raw.strip())
-        if not path.is_absolute():
+        path = plain_path(raw.strip())
+        if not os.path.isabs(path):
             raise EngramError(
                 "store.relative_data_dir",
                 f"ENGRAM_DATA_DIR must be an absolute path, got {raw.strip()!r}",
@@ -56,7 +83,12 @@ def resolve_data_dir(env: Mapping[str, str] | None = None) -> Path:
             )
         return path
     home = env.get("HOME", "").strip() or env.get("USERPROFILE", "").strip()
-    return (Path(home) if home else Path.home()) / ".engram"
+    return os.path.join(plain_path(home or _home()), ".engram")
+
+
+def _home() -> str:
+    """``Path.home()``: the home directory of the user running Engram."""
+    return os.path.expanduser("~")
 
 
 def _unescape_mount_path(field: str) -> str:
@@ -72,10 +104,11 @@ def _unescape_mount_path(field: str) -> str:
     return "".join(out)
 
 
-def filesystem_type(path: Path, mountinfo: Path = DEFAULT_MOUNTINFO) -> str | None:
+def filesystem_type(path: PathText, mountinfo: PathText = DEFAULT_MOUNTINFO) -> str | None:
     """The fstype of the mount holding ``path`` (longest mount-point prefix), or None if unknown."""
     try:
-        lines = mountinfo.read_text(encoding="utf-8", errors="replace").splitlines()
+        with open(mountinfo, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
     except OSError:
         return None
     target = _existing_ancestor(path)
@@ -91,19 +124,25 @@ def filesystem_type(path: Path, mountinfo: Path = DEFAULT_MOUNTINFO) -> str | No
     return best[1] if best else None
 
 
-def _existing_ancestor(path: Path) -> str:
+def _existing_ancestor(path: PathText) -> str:
     """The resolved path of ``path`` or of its nearest existing ancestor."""
-    probe = path
-    while not _exists(probe) and probe.parent != probe:
-        probe = probe.parent
-    return str(probe.resolve())
+    probe = plain_path(path)
+    while not _exists(probe) and _parent(probe) != probe:
+        probe = _parent(probe)
+    return os.path.realpath(probe)
 
 
-def _exists(path: Path) -> bool:
+def _parent(path: str) -> str:
+    """``Path(path).parent`` for a :func:`plain_path` string."""
+    return os.path.dirname(path) or "."
+
+
+def _exists(path: str) -> bool:
     try:
-        return path.exists()
-    except OSError:  # inside a folder we may not enter: ensure_data_dir reports that
+        os.stat(path)
+    except (OSError, ValueError):  # inside a folder we may not enter: ensure_data_dir says so
         return False
+    return True
 
 
 def _is_within(target: str, mount_point: str) -> bool:
@@ -112,7 +151,7 @@ def _is_within(target: str, mount_point: str) -> bool:
     return target == mount_point or target.startswith(mount_point.rstrip("/") + "/")
 
 
-def check_local_filesystem(path: Path, mountinfo: Path = DEFAULT_MOUNTINFO) -> None:
+def check_local_filesystem(path: PathText, mountinfo: PathText = DEFAULT_MOUNTINFO) -> None:
     """Refuse a data dir on NFS or SMB/CIFS before any database file is touched.
 
     An unknown filesystem (no mountinfo, unrecognised type) is allowed.
@@ -120,6 +159,7 @@ def check_local_filesystem(path: Path, mountinfo: Path = DEFAULT_MOUNTINFO) -> N
     Raises:
         EngramError ``store.network_filesystem``.
     """
+    path = plain_path(path)
     fstype = filesystem_type(path, mountinfo)
     if fstype is None:
         return
@@ -136,18 +176,19 @@ def check_local_filesystem(path: Path, mountinfo: Path = DEFAULT_MOUNTINFO) -> N
 
 
 def ensure_data_dir(
-    path: Path, mountinfo: Path = DEFAULT_MOUNTINFO, *, create: bool = True
-) -> Path:
+    path: PathText, mountinfo: PathText = DEFAULT_MOUNTINFO, *, create: bool = True
+) -> str:
     """Check ``path`` is a safe local data dir, create it 0700 if missing (unless ``create`` is
-    False), and return the database file path.
+    False), and return the database file path (a :func:`plain_path` string).
 
     Raises:
         EngramError: ``store.network_filesystem``, ``store.bad_data_dir``,
             ``store.unsafe_data_dir`` (world-writable, another user's, or a symlinked database).
     """
+    path = plain_path(path)
     check_local_filesystem(path, mountinfo)
     try:
-        exists, is_dir = path.exists(), path.is_dir()
+        exists, is_dir = _reach(path)
     except OSError as exc:
         raise EngramError(
             "store.bad_data_dir",
@@ -156,7 +197,7 @@ def ensure_data_dir(
         ) from None
     if not exists:
         if not create:
-            return path / DB_FILENAME
+            return os.path.join(path, DB_FILENAME)
         _make_private_dir(path)
     elif not is_dir:
         raise EngramError(
@@ -165,12 +206,29 @@ def ensure_data_dir(
             "remove it or set ENGRAM_DATA_DIR to another absolute path",
         )
     check_private(path)
-    return path / DB_FILENAME
+    return os.path.join(path, DB_FILENAME)
 
 
-def _make_private_dir(path: Path) -> None:
+def _reach(path: str) -> tuple[bool, bool]:
+    """``(path.exists(), path.is_dir())`` as pathlib answers them: a missing or unreachable
+    path (ENOENT, ENOTDIR, ELOOP...) does not exist; any other failure (EACCES) raises."""
     try:
-        path.mkdir(parents=True, mode=0o700)
+        info = os.stat(path)
+    except OSError as exc:
+        if exc.errno in _MISSING:
+            return False, False
+        raise
+    except ValueError:
+        return False, False
+    return True, (info.st_mode & 0o170000) == 0o040000
+
+
+_MISSING = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})  # pathlib's list
+
+
+def _make_private_dir(path: str) -> None:
+    try:
+        os.makedirs(path, mode=0o700)
     except FileExistsError:
         pass  # another process created it between the check and mkdir
     except OSError as exc:
@@ -182,19 +240,20 @@ def _make_private_dir(path: Path) -> None:
     os.chmod(path, 0o700)
 
 
-def check_private(path: Path) -> None:
+def check_private(path: PathText) -> None:
     """Refuse a data dir others could tamper with; tighten one of ours that others can read.
 
     Raises:
         EngramError: ``store.unsafe_data_dir``.
     """
-    info = path.stat()
+    path = plain_path(path)
+    info = os.stat(path)
     if info.st_uid != os.geteuid():
         raise _unsafe(path, f"it belongs to another user (uid {info.st_uid})")
     if info.st_mode & 0o002:
         raise _unsafe(path, "it is writable by every user on this machine")
-    database = path / DB_FILENAME
-    if database.is_symlink():
+    database = os.path.join(path, DB_FILENAME)
+    if os.path.islink(database):
         raise _unsafe(path, f"{database} is a symlink (it could point at anyone's file)")
     if info.st_mode & 0o077 and _is_engram_folder(path):
         os.chmod(path, 0o700)
@@ -204,23 +263,25 @@ def check_private(path: Path) -> None:
         )
 
 
-def _is_root(path: Path) -> bool:
-    return Path(os.path.abspath(path)) == Path(os.path.abspath(path)).parent
+def _is_root(path: str) -> bool:
+    absolute = os.path.abspath(path)
+    return os.path.dirname(absolute) == absolute
 
 
-def _is_engram_folder(path: Path) -> bool:
+def _is_engram_folder(path: str) -> bool:
     """Only a folder that is Engram's alone is re-moded (never ``/`` or a home directory)."""
-    if _is_root(path) or path == Path.home():
+    if _is_root(path) or path == plain_path(_home()):
         return False
-    if (path / DB_FILENAME).exists() or path.name == ".engram":
+    if _exists(os.path.join(path, DB_FILENAME)) or os.path.basename(path) == ".engram":
         return True
     try:
-        return not any(path.iterdir())
+        with os.scandir(path) as entries:
+            return next(entries, None) is None
     except OSError:
         return False
 
 
-def _unsafe(path: Path, why: str) -> EngramError:
+def _unsafe(path: str, why: str) -> EngramError:
     return EngramError(
         "store.unsafe_data_dir",
         f"refusing the data directory {path}: {why}",

@@ -21,17 +21,17 @@ import contextlib
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from pathlib import Path
 
 from engram.errors import EngramError
-from engram.store.datadir import DEFAULT_MOUNTINFO, ensure_data_dir, resolve_data_dir
+from engram.store.datadir import DEFAULT_MOUNTINFO, data_dir_of, ensure_data_dir
 from engram.store.errors import store_error
 from engram.store.migrate import migrate
 
 TYPE_CHECKING = False  # typing costs the hook path more than its work
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Mapping
+    from pathlib import Path
     from typing import TypeVar
 
     T = TypeVar("T")
@@ -56,13 +56,13 @@ class Store:
 
     def __init__(
         self,
-        path: Path,
+        path: str | os.PathLike[str],
         *,
         migrate_schema: bool = True,
         in_memory: bool = False,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
     ) -> None:
-        self.path = path
+        path = self._file = os.fspath(path)  # a string: pathlib costs the hook path its work
         self._busy_ms = busy_timeout_ms
         # A caller with a short deadline (a hook) gets one wait, not five.
         self._retries = _BUSY_RETRIES if busy_timeout_ms >= BUSY_TIMEOUT_MS else 1
@@ -96,10 +96,10 @@ class Store:
     @classmethod
     def open(
         cls,
-        data_dir: Path | None = None,
+        data_dir: str | os.PathLike[str] | None = None,
         *,
         env: Mapping[str, str] | None = None,
-        mountinfo: Path = DEFAULT_MOUNTINFO,
+        mountinfo: str | os.PathLike[str] = DEFAULT_MOUNTINFO,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
     ) -> Store:
         """Open (creating and migrating if needed) the store in ``data_dir``.
@@ -111,22 +111,22 @@ class Store:
             EngramError: ``store.relative_data_dir``, ``store.network_filesystem``,
                 ``store.bad_data_dir``, ``store.open_failed``, ``store.schema_too_new``.
         """
-        directory = data_dir if data_dir is not None else resolve_data_dir(env)
+        directory = data_dir if data_dir is not None else data_dir_of(env)
         return cls(ensure_data_dir(directory, mountinfo), busy_timeout_ms=busy_timeout_ms)
 
     @classmethod
     def open_for_reading(
         cls,
-        data_dir: Path | None = None,
+        data_dir: str | os.PathLike[str] | None = None,
         *,
         env: Mapping[str, str] | None = None,
-        mountinfo: Path = DEFAULT_MOUNTINFO,
+        mountinfo: str | os.PathLike[str] = DEFAULT_MOUNTINFO,
     ) -> Store:
         """Like :meth:`open`, but where no database exists yet nothing is created: the reader
         gets an empty in-memory store (read commands must not make a store, or a folder)."""
-        directory = data_dir if data_dir is not None else resolve_data_dir(env)
+        directory = data_dir if data_dir is not None else data_dir_of(env)
         path = ensure_data_dir(directory, mountinfo, create=False)
-        if path.exists():
+        if os.path.exists(path):
             return cls(path)
         return cls(path, in_memory=True)
 
@@ -140,11 +140,18 @@ class Store:
         except sqlite3.DatabaseError as exc:
             raise EngramError(
                 "store.corrupt",
-                f"{self.path} is not a usable Engram database: {exc}",
+                f"{self._file} is not a usable Engram database: {exc}",
                 "move the file aside (or restore a backup) and run Engram again",
             ) from exc
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
+
+    @property
+    def path(self) -> Path:
+        """The database file."""
+        from pathlib import Path
+
+        return Path(self._file)
 
     @property
     def connection(self) -> sqlite3.Connection:
@@ -166,7 +173,7 @@ class Store:
                 with contextlib.suppress(sqlite3.Error):
                     conn.execute("ROLLBACK")
                 if isinstance(exc, sqlite3.OperationalError | OverflowError):
-                    raise store_error(exc, self.path) from None
+                    raise store_error(exc, self._file) from None
                 raise
             self._run(lambda: conn.execute("COMMIT"))
 
@@ -179,7 +186,7 @@ class Store:
             try:
                 yield conn
             except (sqlite3.OperationalError, OverflowError) as exc:
-                raise store_error(exc, self.path) from None
+                raise store_error(exc, self._file) from None
             finally:
                 with contextlib.suppress(sqlite3.Error):
                     conn.execute("COMMIT")
@@ -192,7 +199,7 @@ class Store:
             with contextlib.suppress(sqlite3.Error):
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
-            raise store_error(exc, self.path) from None
+            raise store_error(exc, self._file) from None
 
     @contextmanager
     def locked(self) -> Iterator[sqlite3.Connection]:
@@ -217,9 +224,9 @@ class Store:
         self.close()
 
 
-def _create_private(path: Path) -> None:
+def _create_private(path: str) -> None:
     """Create the database file 0600 before SQLite does (WAL/SHM files inherit its mode)."""
-    if path.exists():
+    if os.path.exists(path):
         return
     try:
         fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)

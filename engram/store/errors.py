@@ -9,13 +9,13 @@ instead of a traceback or ``server.internal``.
 
 from __future__ import annotations
 
+import os
 import sqlite3
-from pathlib import Path
 
 from engram.errors import EngramError
 
 
-def store_error(exc: sqlite3.Error | OverflowError, path: Path | str) -> EngramError:
+def store_error(exc: sqlite3.Error | OverflowError, path: str | os.PathLike[str]) -> EngramError:
     """The user-facing error for ``exc`` raised while using the database at ``path``."""
     if isinstance(exc, OverflowError):
         return EngramError(
@@ -69,10 +69,10 @@ def as_user_error(exc: BaseException) -> EngramError | None:
         return None
     if isinstance(exc, sqlite3.IntegrityError | sqlite3.ProgrammingError):
         return None  # a bug, not something the user can act on
-    from engram.store.datadir import DB_FILENAME, resolve_data_dir
+    from engram.store.datadir import DB_FILENAME, data_dir_of
 
     try:
-        path: Path | str = resolve_data_dir() / DB_FILENAME
+        path = os.path.join(data_dir_of(), DB_FILENAME)
     except EngramError:
         path = "engram.db"
     return store_error(exc, path)

@@ -11,9 +11,9 @@ To add a migration, add the next number (``0002_...sql``); never edit an applied
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
-from pathlib import Path
 
 from engram.errors import EngramError
 
@@ -28,7 +28,7 @@ class Migration:
 
     __slots__ = ("name", "path", "version")
 
-    def __init__(self, version: int, name: str, path: Path) -> None:
+    def __init__(self, version: int, name: str, path: str) -> None:
         self.version = version
         self.name = name
         self.path = path
@@ -36,23 +36,24 @@ class Migration:
     @property
     def sql(self) -> str:
         """The migration's SQL script."""
-        return self.path.read_text(encoding="utf-8")
+        with open(self.path, encoding="utf-8") as handle:
+            return handle.read()
 
 
 def available_migrations() -> list[Migration]:
     """Every migration shipped in the package, ordered by version (duplicates are an error)."""
     found: dict[int, Migration] = {}
     # A plain folder listing: importlib.resources would pull in zipfile, tempfile, bz2, lzma...
-    # on every open, and the hook path opens the store on each call.
-    folder = Path(__file__).with_name("migrations")
-    for entry in folder.iterdir():
+    # on every open, and the hook path opens the store on each call (and no pathlib either).
+    folder = os.path.join(os.path.dirname(__file__), "migrations")
+    for entry in os.scandir(folder):
         match = _NAME.match(entry.name)
         if not match:
             continue
         version = int(match.group(1))
         if version in found:
             raise RuntimeError(f"two migrations share number {version:04d}: {entry.name}")
-        found[version] = Migration(version, entry.name, entry)
+        found[version] = Migration(version, entry.name, entry.path)
     return [found[v] for v in sorted(found)]
 
 

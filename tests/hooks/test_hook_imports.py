@@ -47,6 +47,50 @@ def test_session_start_imports_nothing_heavy(sandbox: Sandbox) -> None:
     assert not {m for m in modules if m.startswith("engram.memory.governed")}
 
 
+# The stdlib modules that cost a hook more than its work (issue 17: SessionStart within 3x a
+# bare interpreter). The project is named (ENGRAM_PROJECT), as `engram link` hosts often run it.
+LEAN = ("dataclasses", "inspect", "typing", "pathlib", "threading", "urllib", "zlib", "hashlib")
+
+LEAN_CHILD = """
+import io, sys
+before = set(sys.modules)
+from engram.cli.entry import main
+sys.stdout = io.StringIO()
+main(["hook", "claude"])
+sys.__stdout__.write(" ".join(sorted(set(sys.modules) - before)))
+"""
+
+
+def test_session_start_with_a_named_project_imports_no_slow_stdlib(sandbox: Sandbox) -> None:
+    from engram.memory.save import save_observation
+    from engram.store.db import Store
+
+    store = Store.open(sandbox.data_dir)
+    try:
+        save_observation(store, title="Chose FTS5", content="why", project="shop", type="decision")
+    finally:
+        store.close()
+    payload = {
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+        "session_id": "s1",
+        "cwd": str(sandbox.workspace),
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", LEAN_CHILD],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=sandbox.env(ENGRAM_PROJECT="shop"),
+        cwd=sandbox.workspace,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    modules = set(result.stdout.split())
+    assert {"engram.memory.context", "engram.memory.sessions"} <= modules  # it did the work
+    assert sorted(m for m in modules if m.split(".")[0] in LEAN) == []
+
+
 # What the hook imports before it knows whether a running `engram serve` will answer.
 CLIENT_CHILD = """
 import sys

@@ -99,3 +99,25 @@ def test_data_dir_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:
         Store.open(target)
     assert caught.value.code == "store.bad_data_dir"
     assert target.read_text() == "not a dir"
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ["/a/b", "/a//b/", "/a/./b/.", "//net/share", "///a", "a/../b", "./a", "", ".", "/", "a/"],
+)
+def test_plain_paths_are_spelled_as_pathlib_spells_them(raw: str) -> None:
+    from engram.store.datadir import plain_path
+
+    assert plain_path(raw) == str(Path(raw))
+
+
+def test_a_data_dir_with_a_trailing_slash_is_the_same_folder(tmp_path: Path) -> None:
+    from engram.store.datadir import data_dir_of
+
+    env = {"ENGRAM_DATA_DIR": f"{tmp_path}//engram/./", "HOME": "/nowhere"}
+    assert data_dir_of(env) == str(tmp_path / "engram") == str(resolve_data_dir(env))
+    store = Store.open(env=env)
+    try:
+        assert store.path == tmp_path / "engram" / "engram.db"
+    finally:
+        store.close()

@@ -10,8 +10,9 @@ Public API (import from the submodules; this package imports nothing heavy):
   ``store.connection``, ``store.integrity_check()``, ``store.close()``.
 - :mod:`engram.store.migrate` — numbered ``migrations/NNNN_name.sql`` files applied in order,
   tracked by ``PRAGMA user_version``; ``migrate(conn)``, ``schema_version(conn)``.
-- :mod:`engram.store.records` — frozen dataclasses ``Observation``, ``Session``, ``Prompt``,
-  ``Relation`` (each with ``to_dict()``), ``new_sync_id(prefix)``.
+- :mod:`engram.store.records` — frozen ``@record`` classes ``Observation``, ``Session``,
+  ``Prompt``, ``Relation`` (each with ``to_dict()``; not dataclasses: the hook path imports the
+  store), ``record``, ``field_names(cls)``, ``replace(item, **changes)``, ``new_sync_id(prefix)``.
 - :mod:`engram.store.observations`, :mod:`engram.store.sessions`,
   :mod:`engram.store.prompts` —
   SQL functions taking a ``sqlite3.Connection``; writers run inside ``store.write()``.

@@ -73,3 +73,20 @@ def test_the_same_rule_as_engram_load(sandbox: Sandbox) -> None:
     for line in loaded.splitlines():
         if line.startswith("- ["):  # every card engram load shows, the pack shows
             assert line in pack, line
+
+
+GLOBAL = "Never force-push a shared branch."
+
+
+def test_global_knowledge_reaches_a_project_that_has_none_of_its_own(sandbox: Sandbox) -> None:
+    """The cheap probe that skips the governed layer counts global memories too."""
+    first = _repo_with_knowledge(sandbox)
+    with open_knowledge_base(first) as kb:
+        candidate = Candidate("Force pushes", GLOBAL, "convention", scope="global")
+        commit(kb, propose(kb, [candidate]).approval_token)
+    other = sandbox.root / "src" / "billing"
+    other.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    _engram(sandbox, other, "init", "--confirm")
+    pack = _session_start(sandbox, other)
+    assert GLOBAL in pack and RULE not in pack

@@ -4,6 +4,9 @@ Project detection runs on every hook and tool call, so nothing here spawns ``git
 to the nearest ``.git`` entry, follows ``gitdir:`` / ``commondir`` files for linked worktrees and
 submodules, and parses the shared ``config`` file for ``[remote "origin"]``.
 
+Paths are plain strings (``os.path``, spelled as ``str(Path(...))`` would spell them): detection
+runs on the hook path, and ``pathlib`` costs a hook more than its work.
+
 The *binding* is a small private file in the repository's shared git dir that remembers the
 first project label Engram gave this clone, so renaming the remote, adding a linked worktree or
 moving the checkout keeps the same project. It is never tracked; each clone makes its own.
@@ -17,11 +20,8 @@ import os
 import re
 
 from engram.errors import EngramError
+from engram.store.datadir import plain_path
 from engram.store.records import record
-
-TYPE_CHECKING = False  # the hook path imports this module, and pathlib costs it more than its work
-if TYPE_CHECKING:
-    from pathlib import Path
 
 BINDING_FILE = "engram-project.json"
 BINDING_FORMAT = 1
@@ -39,57 +39,71 @@ class GitRepo:
         common_dir: the git dir shared by every linked worktree (holds ``config``).
     """
 
-    root: Path
-    git_dir: Path
-    common_dir: Path
+    root: str
+    git_dir: str
+    common_dir: str
 
 
-def find_git_repo(start: Path) -> GitRepo | None:
+def find_git_repo(start: str | os.PathLike[str]) -> GitRepo | None:
     """The git working tree enclosing ``start`` (inclusive), or None outside any repository."""
-    for folder in (start, *start.parents):
+    folder = plain_path(start)
+    while True:
         repo = git_repo_at(folder)
         if repo is not None:
             return repo
-    return None
+        parent = os.path.dirname(folder) or "."  # Path.parent
+        if parent == folder:
+            return None
+        folder = parent
 
 
-def git_repo_at(folder: Path) -> GitRepo | None:
+def git_repo_at(folder: str | os.PathLike[str]) -> GitRepo | None:
     """The repository whose working-tree root is exactly ``folder``, or None."""
-    dot_git = folder / ".git"
+    root = plain_path(folder)
+    dot_git = os.path.join(root, ".git")
     try:
-        if dot_git.is_dir():
-            return GitRepo(folder, dot_git, _common_dir(dot_git))
-        if dot_git.is_file():
+        if os.path.isdir(dot_git):
+            return GitRepo(root, dot_git, _common_dir(dot_git))
+        if os.path.isfile(dot_git):
             git_dir = _gitdir_from_file(dot_git)
-            if git_dir is not None and git_dir.is_dir():
-                return GitRepo(folder, git_dir, _common_dir(git_dir))
+            if git_dir is not None and os.path.isdir(git_dir):
+                return GitRepo(root, git_dir, _common_dir(git_dir))
     except OSError:
         return None
     return None
 
 
-def _gitdir_from_file(dot_git: Path) -> Path | None:
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return handle.read()
+
+
+def _beside(folder: str, target: str) -> str:
+    """``target`` as written in a git pointer file: absolute, or relative to ``folder``."""
+    target = plain_path(target)
+    return target if os.path.isabs(target) else os.path.realpath(os.path.join(folder, target))
+
+
+def _gitdir_from_file(dot_git: str) -> str | None:
     """Follow a ``gitdir: <path>`` file (linked worktrees, submodules)."""
-    text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
+    text = _read(dot_git).strip()
     if not text.startswith("gitdir:"):
         return None
-    target = type(dot_git)(text[len("gitdir:") :].strip())
-    return target if target.is_absolute() else (dot_git.parent / target).resolve()
+    return _beside(os.path.dirname(dot_git), text[len("gitdir:") :].strip())
 
 
-def _common_dir(git_dir: Path) -> Path:
+def _common_dir(git_dir: str) -> str:
     """A linked worktree's git dir names the shared one in its ``commondir`` file."""
-    pointer = git_dir / "commondir"
-    if not pointer.is_file():
+    pointer = os.path.join(git_dir, "commondir")
+    if not os.path.isfile(pointer):
         return git_dir
-    target = type(git_dir)(pointer.read_text(encoding="utf-8", errors="replace").strip())
-    return target if target.is_absolute() else (git_dir / target).resolve()
+    return _beside(git_dir, _read(pointer).strip())
 
 
 def origin_url(repo: GitRepo) -> str | None:
     """The ``url`` of ``[remote "origin"]`` in the shared git config, or None."""
     try:
-        text = (repo.common_dir / "config").read_text(encoding="utf-8", errors="replace")
+        text = _read(os.path.join(repo.common_dir, "config"))
     except OSError:
         return None
     in_origin = False
@@ -146,9 +160,10 @@ def read_binding(repo: GitRepo) -> str | None:
         EngramError: ``project.binding_unavailable`` when the binding exists but is unreadable
             or corrupt (detection fails closed rather than guessing a name).
     """
-    path = repo.common_dir / BINDING_FILE
+    path = os.path.join(repo.common_dir, BINDING_FILE)
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
     except FileNotFoundError:
         return None
     except UnicodeDecodeError as exc:
@@ -167,11 +182,11 @@ def read_binding(repo: GitRepo) -> str | None:
 
 def write_binding(repo: GitRepo, label: str) -> None:
     """Create this clone's binding (private to the user), atomically; never overwrite one."""
-    path = repo.common_dir / BINDING_FILE
+    path = os.path.join(repo.common_dir, BINDING_FILE)
     import secrets  # only when writing a binding: keeps hashlib/random off the hook path
 
     payload = {"format": BINDING_FORMAT, "id": secrets.token_hex(16), "label": label}
-    temp = path.with_name(f".{BINDING_FILE}.{os.getpid()}.{secrets.token_hex(4)}")
+    temp = os.path.join(repo.common_dir, f".{BINDING_FILE}.{os.getpid()}.{secrets.token_hex(4)}")
     try:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -184,10 +199,10 @@ def write_binding(repo: GitRepo, label: str) -> None:
         raise _binding_error(path, f"cannot write it ({exc.strerror})") from exc
     finally:
         with contextlib.suppress(OSError):  # the folder may be a file: there is no temp
-            temp.unlink(missing_ok=True)
+            os.unlink(temp)
 
 
-def _binding_error(path: Path, why: str) -> EngramError:
+def _binding_error(path: str, why: str) -> EngramError:
     return EngramError(
         "project.binding_unavailable",
         f"the repository's Engram binding {path} is unusable: {why}",

@@ -175,63 +175,63 @@ def detect_project(cwd: str | os.PathLike[str]) -> ProjectDetection:
             ``project.binding_unavailable`` for a corrupt or unwritable git binding — detection
             fails closed instead of falling back to a directory name.
     """
-    from pathlib import Path  # only here: the hook path with a named project needs none
-
-    cwd = Path(cwd).resolve()
+    cwd = os.path.realpath(os.fspath(cwd))  # Path.resolve(), as a plain string
     repo = git_repo.find_git_repo(cwd)
     config = _nearest_config(cwd, repo.root if repo else cwd)
     if config is not None:
         named = read_project_config(config)
-        return ProjectDetection(
-            named.name, "config", str(config.parent.parent), str(cwd), warning=named.warning
-        )
+        owner = os.path.dirname(os.path.dirname(config))
+        return ProjectDetection(named.name, "config", owner, cwd, warning=named.warning)
     if repo is not None:
         return _detect_in_repo(repo, cwd)
     children = _git_children(cwd)
     if len(children) == 1:
         child = detect_project(children[0])
-        hint = f"using the only git repository below {cwd}: {children[0].name}"
+        hint = f"using the only git repository below {cwd}: {os.path.basename(children[0])}"
         return ProjectDetection(
-            child.project, "git_child", child.path, str(cwd), warning=_join(child.warning, hint)
+            child.project, "git_child", child.path, cwd, warning=_join(child.warning, hint)
         )
     if len(children) > 1:
         names = tuple(sorted({_child_name(child) for child in children}))
         return ProjectDetection(
             "",
             "ambiguous",
-            str(cwd),
-            str(cwd),
+            cwd,
+            cwd,
             available_projects=names,
             error_hint="several git repositories below this directory; name one with --project "
             "or run `engram init <name>` here",
         )
-    named = normalize_project_name(cwd.name or "root")
-    return ProjectDetection(named.name, "dir_basename", str(cwd), str(cwd), warning=named.warning)
+    named = normalize_project_name(os.path.basename(cwd) or "root")
+    return ProjectDetection(named.name, "dir_basename", cwd, cwd, warning=named.warning)
 
 
 def _join(first: str | None, second: str) -> str:
     return f"{first}; {second}" if first else second
 
 
-def _nearest_config(cwd: Path, top: Path) -> Path | None:
+def _nearest_config(cwd: str, top: str) -> str | None:
     """The nearest ``.engram/config.json`` from ``cwd`` up to ``top`` (inclusive)."""
-    for folder in (cwd, *cwd.parents):
-        candidate = folder / CONFIG_DIR / CONFIG_FILE
-        if candidate.is_file():
+    folder = cwd
+    while True:
+        candidate = os.path.join(folder, CONFIG_DIR, CONFIG_FILE)
+        if os.path.isfile(candidate):
             return candidate
-        if folder == top:
+        parent = os.path.dirname(folder) or "."
+        if folder == top or parent == folder:
             return None
-    return None
+        folder = parent
 
 
-def read_project_config(path: Path) -> ProjectName:
+def read_project_config(path: str | os.PathLike[str]) -> ProjectName:
     """The normalized ``project_name`` in a ``.engram/config.json``.
 
     Raises:
         EngramError: ``project.bad_config`` when the file is unreadable or names no valid project.
     """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as handle:
+            data = json.loads(handle.read())
     except (OSError, ValueError) as exc:  # ValueError: also not UTF-8, a 4,300-digit number
         raise _config_error(path, f"it is not readable JSON ({exc})") from exc
     except RecursionError:
@@ -245,7 +245,7 @@ def read_project_config(path: Path) -> ProjectName:
         raise _config_error(path, exc.message) from exc
 
 
-def _config_error(path: Path, why: str) -> EngramError:
+def _config_error(path: str | os.PathLike[str], why: str) -> EngramError:
     return EngramError(
         "project.bad_config",
         f"{path} is invalid: {why}",
@@ -254,29 +254,27 @@ def _config_error(path: Path, why: str) -> EngramError:
     )
 
 
-def _detect_in_repo(repo: GitRepo, cwd: Path) -> ProjectDetection:
+def _detect_in_repo(repo: GitRepo, cwd: str) -> ProjectDetection:
     """Cases 2 and 3: reuse the clone's binding, or create it from the remote or root name."""
     url = git_repo.origin_url(repo)
     source = "git_remote" if url else "git_root"
     label = git_repo.read_binding(repo)
     warning = None
     if label is None:
-        raw = git_repo.repo_name_from_url(url) if url else repo.root.name
+        raw = git_repo.repo_name_from_url(url) if url else os.path.basename(repo.root)
         named = normalize_project_name(raw)
         git_repo.write_binding(repo, named.name)
         # Two processes may race to create it; the file on disk is the one that counts.
         label = git_repo.read_binding(repo) or named.name
         warning = named.warning
     name = normalize_project_name(label).name
-    return ProjectDetection(name, source, str(repo.root), str(cwd), warning=warning)
+    return ProjectDetection(name, source, repo.root, cwd, warning=warning)
 
 
-def _git_children(cwd: Path) -> list[Path]:
+def _git_children(cwd: str | os.PathLike[str]) -> list[str]:
     """Git working trees directly below ``cwd`` (bounded in entries and time)."""
-    from pathlib import Path
-
     deadline = time.monotonic() + CHILD_SCAN_SECONDS
-    found: list[Path] = []
+    found: list[str] = []
     try:
         entries = sorted(os.scandir(cwd), key=lambda entry: entry.name)
     except OSError:
@@ -294,15 +292,15 @@ def _git_children(cwd: Path) -> list[Path]:
         if not is_dir:
             continue
         scanned += 1
-        if git_repo.git_repo_at(Path(entry.path)) is not None:
-            found.append(Path(entry.path))
+        if git_repo.git_repo_at(entry.path) is not None:
+            found.append(entry.path)
     return found
 
 
-def _child_name(child: Path) -> str:
+def _child_name(child: str) -> str:
     """A child repository's canonical name without writing anything (for ambiguity lists)."""
-    config = child / CONFIG_DIR / CONFIG_FILE
-    if config.is_file():
+    config = os.path.join(child, CONFIG_DIR, CONFIG_FILE)
+    if os.path.isfile(config):
         return read_project_config(config).name
     repo = git_repo.git_repo_at(child)
     if repo is not None:
@@ -312,7 +310,7 @@ def _child_name(child: Path) -> str:
         url = git_repo.origin_url(repo)
         if url:
             return normalize_project_name(git_repo.repo_name_from_url(url)).name
-    return normalize_project_name(child.name).name
+    return normalize_project_name(os.path.basename(child)).name
 
 
 def write_project_config(directory: Path, name: str | None, *, force: bool) -> ProjectName:

@@ -69,11 +69,9 @@ def origin_of(detection: ProjectDetection) -> str:
     """Where a detected project's claim comes from: its repository's remote, else its folder —
     with ``<private>`` spans redacted, like every path Engram stores (both sides of a check go
     through here, so redaction never changes a verdict)."""
-    from pathlib import Path
-
     from engram.memory.redaction import redact
 
-    start = Path(detection.path or detection.cwd or ".")
+    start = plain_path(detection.path or detection.cwd or ".")
     repo = git_repo.find_git_repo(start)
     if repo is not None:
         url = git_repo.origin_url(repo)

@@ -12,6 +12,7 @@ Resolution" and "Project Name Normalization").
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from engram.errors import EngramError
@@ -65,7 +66,9 @@ def check_choice_collision(choice: str, cwd: Path) -> None:
     from engram.memory.project import _child_name, _git_children
 
     bucket = normalize_project_name(choice).name
-    same = sorted(child.name for child in _git_children(cwd) if _child_name(child) == bucket)
+    same = sorted(
+        os.path.basename(child) for child in _git_children(cwd) if _child_name(child) == bucket
+    )
     if len(same) > 1:
         raise EngramError(
             "project.name_collision",

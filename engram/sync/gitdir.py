@@ -120,7 +120,7 @@ class SyncFolder:
 def locate(cwd: Path) -> SyncFolder:
     """The sync folder for ``cwd``: at the top of its git repository, else in ``cwd``."""
     repo = find_git_repo(cwd.resolve())
-    return SyncFolder(repo.root if repo is not None else cwd.resolve())
+    return SyncFolder(Path(repo.root) if repo is not None else cwd.resolve())
 
 
 def _write_bytes(path: Path, data: bytes) -> None:

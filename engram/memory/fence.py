@@ -7,7 +7,8 @@ inject memories into a host's context, each piece of text goes through :func:`cl
 and control characters removed, tag-like markup neutralised) and each memory body through
 :func:`quoted` (one JSON string literal: clearly delimited, nothing can close it early).
 
-On the hook path: imports only ``re`` and ``json``.
+On the hook path: imports only ``re`` and ``json``; the patterns are compiled on the first text
+that needs them (most memory text is printable and tag-free, and goes through untouched).
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ import json
 import re
 
 # CSI / OSC / other ESC sequences, then the remaining C0/C1 controls and bidi/zero-width marks.
-_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+_ANSI = r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])"
+_CONTROL = "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]"
 # Anything shaped like an opening or closing markup tag: <name ...>, </name>, <name/>.
-_TAG = re.compile(r"<(\s*/?\s*[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?\s*)>")
+_TAG = r"<(\s*/?\s*[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?\s*)>"
 
 FENCE_OPEN = "<engram-memories>"
 FENCE_CLOSE = "</engram-memories>"
@@ -35,9 +36,11 @@ def clean(text: str) -> str:
     Newlines and tabs stay; the angle brackets of ``<system-reminder>`` become single
     guillemets (U+2039 / U+203A), so no host reads it as its own tag.
     """
-    text = _ANSI.sub("", text)
-    text = _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
-    return _TAG.sub(lambda m: f"\u2039{m.group(1)}\u203a", text)
+    if "<" not in text and text.isprintable():
+        return text  # no escape, control, format character or tag: nothing to change
+    text = re.sub(_ANSI, "", text)
+    text = re.sub(_CONTROL, "", text.replace("\r\n", "\n").replace("\r", "\n"))
+    return re.sub(_TAG, lambda m: f"\u2039{m.group(1)}\u203a", text)
 
 
 def quoted(text: str) -> str:

@@ -26,7 +26,8 @@ from engram.store.records import record
 BINDING_FILE = "engram-project.json"
 BINDING_FORMAT = 1
 
-_SECTION = re.compile(r'^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
+# Compiled on first use (re caches it): a hook with a named project reads no git config.
+_SECTION = r'^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]'
 
 
 @record
@@ -111,7 +112,7 @@ def origin_url(repo: GitRepo) -> str | None:
         line = raw.strip()
         if not line or line[0] in "#;":
             continue
-        header = _SECTION.match(line)
+        header = re.match(_SECTION, line)
         if header:
             in_origin = _is_origin_section(header.group(1), header.group(2))
             line = line[header.end() :].strip()

@@ -67,7 +67,7 @@ def _init(self: object, *args: object, **kwargs: object) -> None:
     names = _FIELDS[type(self)]
     if kwargs or len(args) != len(names):
         args = _bind(type(self), args, kwargs)
-    for name, value in zip(names, args, strict=True):
+    for name, value in zip(names, args, strict=False):  # same length: checked or bound
         _set(self, name, value)
 
 

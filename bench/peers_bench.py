@@ -39,6 +39,7 @@ import peers_seed
 import peers_setup
 from peers_setup import CACHE, say
 from stdio_client import StdioServer
+from store_bench import parse_size
 
 TERMS = {"common": 1, "mid": 100, "rare": 2000}
 SAVE_BUDGET_S = 240.0  # per server: a slow peer is cut short and the count reported
@@ -268,13 +269,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spawns", type=int, default=15)
     parser.add_argument("--saves", type=int, default=1000)
-    parser.add_argument("--sizes", default="1000,10000")
+    parser.add_argument("--sizes", default="1k,10k", help="store sizes for search (1k, 10k, 2500)")
     parser.add_argument("--repeats", type=int, default=30, help="queries per term and size")
     parser.add_argument(
         "--skip", default="", help="comma list of peers to leave out: v0.1.0, node, basic-memory"
     )
     args = parser.parse_args(argv)
-    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    try:
+        sizes = [parse_size(s) for s in args.sizes.split(",") if s.strip()]
+    except ValueError as exc:
+        parser.error(str(exc))
     all_peers = peers({s.strip() for s in args.skip.split(",") if s.strip()})
     say(f"peers: {', '.join(p.name for p in all_peers)}")
     say("peers: cold start ...")

@@ -1,12 +1,14 @@
 """How long `engram hook claude` takes to answer SessionStart against 10k observations.
 
-Usage: .venv/bin/python bench/hook_bench.py [--observations 10000] [--runs 40]
+Usage: .venv/bin/python bench/hook_bench.py [--observations 10000] [--runs 40] [--governed]
 
 Prints p50 / p95 wall time and p50 CPU time of the hook (the installed `engram` console script,
 exactly what Claude Code runs), interleaved in one run: answered by a running `engram serve` on a
 free port (`ENGRAM_PORT`), and in-process (`ENGRAM_PORT` naming a port nobody listens on), each
 as a ratio to a bare `python -c pass` measured in the same run.
 The store is built once under bench/.cache/ and reused (delete the folder to rebuild).
+`--governed` measures a copy of it where the project also has governed knowledge (approved
+conventions and a working note, as a project using the engram_* tools has).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import socket
 import statistics
 import subprocess
@@ -62,6 +65,30 @@ def build_store(data_dir: Path, count: int) -> None:
         store.close()
     marker.touch()
     print(f"built {count} observations in {time.perf_counter() - started:.1f}s", file=sys.stderr)
+
+
+def with_governed_knowledge(data_dir: Path, workspace: Path) -> Path:
+    """A copy of ``data_dir`` where PROJECT also has governed knowledge (built once): five
+    approved conventions and a working note, as a project using the engram_* tools has."""
+    from engram.memory.governed import Candidate, commit, propose, propose_note
+    from engram.memory.governed.base import open_knowledge_base
+
+    target = data_dir.with_name(f"{data_dir.name}-governed")
+    marker = target / "governed-built"
+    if marker.exists():
+        return target
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(data_dir, target)
+    os.environ["ENGRAM_DATA_DIR"] = str(target)
+    with open_knowledge_base(workspace, project=PROJECT) as kb:
+        for n, word in enumerate(WORDS[:5]):
+            rule = f"Change the {word} code only behind its feature flag ({n})."
+            candidate = Candidate(f"The {word} rule", rule, "convention")
+            commit(kb, propose(kb, [candidate]).approval_token)
+        note = "Ranking is half done\nNext step: break score ties by newest id."
+        commit(kb, propose_note(kb, note, objective="finish ranking").approval_token)
+    marker.touch()
+    return target
 
 
 CPU: dict[str, list[float]] = {}
@@ -139,12 +166,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--observations", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument(
+        "--governed",
+        action="store_true",
+        help="give the project governed knowledge too (approved rules and a working note)",
+    )
     args = parser.parse_args()
 
     data_dir = CACHE / f"data-{args.observations}"
     workspace = CACHE / PROJECT
     workspace.mkdir(parents=True, exist_ok=True)
     build_store(data_dir, args.observations)
+    if args.governed:
+        data_dir = with_governed_knowledge(data_dir, workspace)
 
     engram = Path(sys.executable).with_name("engram")
     port, dead_port = free_port(), free_port()

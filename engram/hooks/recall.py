@@ -104,28 +104,14 @@ class Memory:
     def governed_pack(self, project: str, cwd: str, objective: str, max_bytes: int) -> str:
         """The project's governed knowledge as ``engram_load`` gives it at session start
         (an empty task): durable memories as bodies, working notes as one-line cards unless
-        ``objective`` matches theirs. "" when the project has none (or nothing fits)."""
-        from engram.store.governed import has_active_memories
+        ``objective`` matches theirs. "" when the project has none (or nothing fits). Kept
+        between sessions while its inputs are unchanged (:mod:`engram.memory.session_knowledge`)."""
+        from engram.memory.session_knowledge import session_knowledge
 
         budget = (max_bytes - FENCE_BYTES) // 4  # the governed estimate: 4 bytes a token
-        if budget <= 0 or not has_active_memories(self.store.connection, project):
-            return ""  # most projects have none: skip importing the governed layer (~30 ms)
-        from pathlib import Path
-
-        from engram.memory.governed.base import KnowledgeBase
-        from engram.memory.governed.config import load_config
-        from engram.memory.governed.load import load
-        from engram.memory.governed.workspace import Workspace
-
-        workspace = Workspace(Path(cwd or ".").resolve(), project)
-        try:
-            kb = KnowledgeBase(self.store.connection, workspace, load_config(Path(self.data_dir)))
-            loaded = load(kb, "", budget_tokens=budget, objective=objective)
-        except EngramError:
-            return ""  # a bad governed config must not cost the session its journal pack
-        if not loaded.body_keys and not loaded.card_ids:
-            return ""
-        return fenced(loaded.text)
+        return session_knowledge(
+            self.store.connection, self.data_dir, project, cwd, objective, budget
+        )
 
     def _journal_pack(self, project: str, max_bytes: int) -> tuple[str, int]:
         """The compact journal pack for ``project`` and the newest observation id it covers."""

@@ -142,6 +142,7 @@ def load(
         explain=_explain(tiers) if explain else (),
         journal=tuple(m.to_dict() for m in journal),
         journal_text=journal_section(journal),
+        body_rowids=tuple(r.memory.rowid for r in tiers["body"]),
     )
 
 

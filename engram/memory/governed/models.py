@@ -204,6 +204,8 @@ class LoadPack:
     # Matching journal entries (the other tier), labelled and kept out of the approved pack.
     journal: tuple[dict[str, Any], ...] = field(default=())
     journal_text: str = ""
+    # The rowids given a body (in order): what a kept session pack counts as loaded again.
+    body_rowids: tuple[int, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The ``structuredContent.data`` of ``engram_load``."""

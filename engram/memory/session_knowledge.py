@@ -15,6 +15,7 @@ that package imports all of it.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import json
 import os
@@ -136,7 +137,8 @@ def _read(path: str) -> dict[str, object]:
 def _write(path: str, packs: dict[str, object]) -> None:
     """Replace the file atomically (0600); a failure only costs the next session a rebuild."""
     folder = os.path.dirname(path)
-    temporary = f"{path}.{os.getpid()}.tmp"
+    # One name per writer: `engram serve` runs hooks in several threads of one process.
+    temporary = f"{path}.{os.getpid()}.{_thread.get_ident()}.tmp"
     try:
         os.makedirs(folder, mode=0o700, exist_ok=True)
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

@@ -54,8 +54,18 @@ def test_help_for_an_unknown_command_is_a_one_line_error(sandbox: Sandbox) -> No
 
 
 def test_shell_completion_completes_commands_and_subcommands(sandbox: Sandbox) -> None:
-    script = run(sandbox, "--show-completion", "bash")
-    assert script.returncode == 0 and "_ENGRAM_COMPLETE" in script.stdout
+    # The script is for the shell engram runs under (typer asks shellingham, which walks the
+    # parent processes): run it from bash, which stays its parent, not from whatever runs pytest.
+    script = subprocess.run(
+        ["bash", "-c", f"{ENGRAM} --show-completion; exit $?"],
+        capture_output=True,
+        text=True,
+        env=sandbox.env(),
+        cwd=sandbox.workspace,
+        timeout=60,
+    )
+    assert script.returncode == 0, script.stderr
+    assert "_ENGRAM_COMPLETE=complete_bash" in script.stdout
     words = run(sandbox, _ENGRAM_COMPLETE="complete_bash", COMP_WORDS="engram proj", COMP_CWORD="1")
     assert words.stdout.split() == ["projects"]
     words = run(

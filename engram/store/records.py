@@ -235,7 +235,7 @@ def from_row(cls: type[R], row: sqlite3.Row) -> R:
     values = {name: row[name] for name in _FIELDS[cls]}
     if "pinned" in values:
         values["pinned"] = bool(values["pinned"])
-    return cls(**values)
+    return cls(*values.values())  # every field, in order: no keyword binding
 
 
 def from_rows(cls: type[R], cursor: sqlite3.Cursor) -> list[R]:

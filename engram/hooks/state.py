@@ -17,6 +17,8 @@ import json
 import os
 import time
 
+from engram.store.datadir import write_private_file
+
 STALE_AFTER_SECONDS = 7 * 24 * 3600
 SWEEP_EVERY_SECONDS = 3600
 SWEPT_MARK = ".swept"
@@ -90,14 +92,8 @@ def load_state(path: str) -> SessionState:
 
 def save_state(path: str, state: SessionState) -> None:
     """Write ``state`` atomically (temp file + rename, mode 0600), creating the folder 0700."""
-    folder, name = os.path.split(path)
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
     body = {"shown_upto": state.shown_upto, "compacted": state.compacted, "project": state.project}
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(json.dumps(body))
-    os.replace(tmp, path)
+    write_private_file(path, json.dumps(body))
 
 
 def forget_state(path: str) -> None:

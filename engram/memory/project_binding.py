@@ -27,7 +27,7 @@ import re
 
 from engram.errors import EngramError
 from engram.memory import git_repo
-from engram.store.datadir import plain_path
+from engram.store.datadir import plain_path, write_private_file
 
 TYPE_CHECKING = False  # typing costs the hook path more than its work
 if TYPE_CHECKING:
@@ -111,15 +111,8 @@ def bind(data_dir: str | os.PathLike[str], project: str, origin: str) -> None:
         return
     origins.append(origin)
     payload: dict[str, Any] = {"version": 1, "projects": bindings}
-    folder = plain_path(data_dir)
-    path = os.path.join(folder, BINDINGS_FILE)
-    temp = os.path.join(folder, f".{BINDINGS_FILE}.{os.getpid()}.tmp")
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(payload, handle, indent=2, sort_keys=True)
-        handle.write("\n")
-    os.replace(temp, path)
+    path = os.path.join(plain_path(data_dir), BINDINGS_FILE)
+    write_private_file(path, json.dumps(payload, indent=2, sort_keys=True) + "\n")
 
 
 def is_trusted(store: Store, data_dir: str | os.PathLike[str], detection: ProjectDetection) -> bool:

@@ -15,7 +15,6 @@ that package imports all of it.
 
 from __future__ import annotations
 
-import _thread
 import contextlib
 import json
 import os
@@ -23,6 +22,7 @@ import time
 
 from engram.errors import EngramError
 from engram.store import governed as sql
+from engram.store.datadir import write_private_file
 
 TYPE_CHECKING = False  # typing costs the hook path more than its work
 if TYPE_CHECKING:
@@ -135,16 +135,6 @@ def _read(path: str) -> dict[str, object]:
 
 
 def _write(path: str, packs: dict[str, object]) -> None:
-    """Replace the file atomically (0600); a failure only costs the next session a rebuild."""
-    folder = os.path.dirname(path)
-    # One name per writer: `engram serve` runs hooks in several threads of one process.
-    temporary = f"{path}.{os.getpid()}.{_thread.get_ident()}.tmp"
-    try:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            json.dump(packs, handle, ensure_ascii=False, separators=(",", ":"))
-        os.replace(temporary, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+    """Keep ``packs`` (atomically, 0600); a failure only costs the next session a rebuild."""
+    with contextlib.suppress(OSError):
+        write_private_file(path, json.dumps(packs, ensure_ascii=False, separators=(",", ":")))

@@ -13,6 +13,8 @@ them (:func:`plain_path`); :func:`data_dir_of` is :func:`resolve_data_dir` as a 
 
 from __future__ import annotations
 
+import _thread
+import contextlib
 import errno
 import os
 import sys
@@ -238,6 +240,28 @@ def _make_private_dir(path: str) -> None:
             "set ENGRAM_DATA_DIR to a writable absolute path",
         ) from exc
     os.chmod(path, 0o700)
+
+
+def write_private_file(path: PathText, text: str) -> None:
+    """Replace the file at ``path`` with ``text`` atomically: a temporary file beside it
+    (0600, never through a symlink, one name per writing thread), then a rename; its folder is
+    created 0700 when missing. Readers see the old file or the new one, never part of one.
+
+    Raises:
+        OSError: the folder or the file cannot be written (the temporary file is removed).
+    """
+    folder, name = os.path.split(plain_path(path))
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    temporary = os.path.join(folder, f".{name}.{os.getpid()}.{_thread.get_ident()}.tmp")
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, os.path.join(folder, name))
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def check_private(path: PathText) -> None:

@@ -34,7 +34,6 @@ CACHE_FILE = "governed-packs.json"  # under <data dir>/hooks/
 CONFIG_FILE = "config.json"
 FORMAT = 1  # bump when what a pack is built from changes
 KEEP = 32  # projects whose pack is kept
-_COUNTERS = ("usage_count", "fetch_count")  # bumped by loads and fetches; never shown
 
 
 def session_knowledge(
@@ -87,7 +86,7 @@ def _inputs(
     """Everything the pack is built from, as one canonical string."""
     today = time.strftime("%Y-%m-%d", time.gmtime())  # what KnowledgeBase.today() says
     rows = [
-        {key: value for key, value in row.items() if key not in _COUNTERS}
+        {key: value for key, value in row.items() if key not in sql.COUNTERS}  # never shown
         for row in sql.list_visible(conn, project, today)
     ]
     settings = [sql.get_setting(conn, project, name) for name in ("roles", "rule_variant")]

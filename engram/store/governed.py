@@ -60,7 +60,8 @@ COLUMNS = (
     "updated_at",
 )
 _UPDATABLE = frozenset(COLUMNS) - {"project", "tier"}
-_COUNTERS = frozenset({"usage_count", "fetch_count"})
+# The usage counters loads and fetches bump (never part of what a memory shows).
+COUNTERS = frozenset({"usage_count", "fetch_count"})
 _VISIBLE = (
     "(project = ? OR project = '') AND status = 'active' AND (tier = 'durable' OR valid_until >= ?)"
 )
@@ -254,7 +255,7 @@ def fts_scores(
 
 def bump_counter(conn: sqlite3.Connection, rowids: Iterable[int], column: str) -> None:
     """Add one to ``usage_count`` or ``fetch_count`` of each row."""
-    if column not in _COUNTERS:
+    if column not in COUNTERS:
         raise ValueError(column)
     conn.executemany(
         f"UPDATE governed_memories SET {column} = {column} + 1 WHERE rowid = ?",

@@ -34,6 +34,7 @@ FORWARDED_ENV = {
     "ENGRAM_PROJECT": "X-Engram-Project",
     "ENGRAM_HOOK_PACK_BYTES": "X-Engram-Pack-Bytes",
     "ENGRAM_HOOK_DELTA_BYTES": "X-Engram-Delta-Bytes",
+    "ENGRAM_SESSION_OBJECTIVE": "X-Engram-Session-Objective",
 }
 
 

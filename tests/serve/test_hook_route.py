@@ -256,3 +256,25 @@ class _StrangerServer:
     def close(self) -> None:
         self.sock.close()
         self.thread.join(timeout=10)
+
+
+def test_the_session_objective_reaches_the_served_hook(
+    sandbox: Sandbox, server: Server, tmp_path: Path
+) -> None:
+    """A working note shows its body when ENGRAM_SESSION_OBJECTIVE matches — also when the
+    running server builds the pack, which sees the hook's settings only through headers."""
+    from engram.memory.governed import commit, propose_note
+    from engram.memory.governed.base import open_knowledge_base
+
+    with open_knowledge_base(sandbox.workspace, project=PROJECT) as kb:
+        note = "Ranking is half done\nNext step: break score ties by newest id."
+        commit(kb, propose_note(kb, note, objective="finish ranking").approval_token)
+    port = str(server.client.port)
+    for objective, shown in (("finish ranking", True), ("write the docs", False)):
+        served, modules = hook(
+            sandbox, tmp_path, start(sandbox), ENGRAM_PORT=port, ENGRAM_SESSION_OBJECTIVE=objective
+        )
+        assert "engram.store.db" not in modules  # the server answered
+        context = context_of(served)
+        assert "Ranking is half done" in context
+        assert ("break score ties by newest id" in context) is shown, objective

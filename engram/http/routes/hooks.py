@@ -6,8 +6,9 @@ exactly what the hook prints (see :mod:`engram.hooks.client`, the other end). He
 - ``X-Engram-Data-Dir`` (required): the caller's resolved data dir, ``%XX``-escaped UTF-8. A
   server over another store answers 409 ``hooks.other_data_dir`` and the hook works in-process.
 - ``X-Engram-Cwd``: the hook's folder, for payloads that name none.
-- ``X-Engram-Project``, ``X-Engram-Pack-Bytes``, ``X-Engram-Delta-Bytes``: the caller's
-  ``ENGRAM_PROJECT``, ``ENGRAM_HOOK_PACK_BYTES`` and ``ENGRAM_HOOK_DELTA_BYTES``.
+- ``X-Engram-Project``, ``X-Engram-Pack-Bytes``, ``X-Engram-Delta-Bytes``,
+  ``X-Engram-Session-Objective``: the caller's ``ENGRAM_PROJECT``, ``ENGRAM_HOOK_PACK_BYTES``,
+  ``ENGRAM_HOOK_DELTA_BYTES`` and ``ENGRAM_SESSION_OBJECTIVE``.
 
 The answer is 200 with ``X-Engram-Hook: 1`` and, when the hook failed open, the line it would
 have written to stderr in ``X-Engram-Hook-Warning``. An unknown host is 404 ``hook.unknown_host``.

@@ -25,6 +25,10 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from processes import cpu_seconds, free_port
+
 CACHE = Path(__file__).resolve().parent / ".cache" / "hook-bench"
 PROJECT = "bench-project"
 WORDS = [
@@ -114,12 +118,6 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def start_server(
     engram: Path, env: dict[str, str], port: int, cwd: Path
 ) -> subprocess.Popen[bytes]:
@@ -144,12 +142,6 @@ def start_server(
             time.sleep(0.2)
     server.kill()
     raise SystemExit("engram serve did not answer /health")
-
-
-def server_cpu(pid: int) -> float:
-    """User + system CPU seconds the server process has used so far (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def report(label: str, times: list[float], bare: list[float]) -> None:
@@ -208,11 +200,11 @@ def main() -> None:
                 "cwd": str(workspace),
             }
             stdin = json.dumps(payload).encode()
-            before = server_cpu(server.pid)
+            before = cpu_seconds(server.pid)
             times["with engram serve"].append(
                 timed("with engram serve", hook, stdin, served, workspace)
             )
-            served_cpu += server_cpu(server.pid) - before
+            served_cpu += cpu_seconds(server.pid) - before
             payload["session_id"] += "-alone"
             stdin = json.dumps(payload).encode()
             times["in-process"].append(timed("in-process", hook, stdin, alone, workspace))

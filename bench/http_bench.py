@@ -51,6 +51,7 @@ from urllib.parse import quote
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpus
+from processes import cpu_seconds, free_port
 from store_bench import CACHE, build, parse_size
 
 from engram.memory import search as search_op
@@ -63,12 +64,6 @@ LOAD_PROJECT = "bench-http-load"
 WARM_UP = 20
 # Timed passes over the query mix (after one warm-up pass).
 MIX_ROUNDS = 3
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def p95(samples: list[float]) -> float:
@@ -92,12 +87,6 @@ def start_server(data_dir: Path, home: Path) -> tuple[subprocess.Popen[bytes], i
             time.sleep(0.1)
     process.terminate()
     raise SystemExit("engram serve did not start")
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time a process has used (Linux ``/proc``)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class LoopbackClient:

@@ -1,0 +1,21 @@
+"""What the server benchmarks need to know about local processes and ports."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+
+def free_port() -> int:
+    """A TCP port on loopback nobody listens on (at the moment of asking)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time process ``pid`` has used so far (Linux ``/proc``; waits for a
+    CPU are not in it)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

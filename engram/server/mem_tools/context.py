@@ -25,6 +25,7 @@ from typing import Any
 
 from engram.errors import EngramError
 from engram.memory import project as projects_id
+from engram.memory.live_session import live_session_for
 from engram.memory.project import ProjectDetection
 from engram.memory.project_checks import (
     check_choice_collision,
@@ -144,6 +145,19 @@ def with_similar_warning(detection: ProjectDetection) -> ProjectDetection:
         return detection
     warning = f"{detection.warning}; {similar}" if detection.warning else similar
     return replace(detection, warning=warning)
+
+
+def session_or_live(session_id: str | None, detection: ProjectDetection) -> str | None:
+    """``session_id`` when the call names one, else the one live session of the detected
+    project started in this directory (None: the manual-save session), see
+    :mod:`engram.memory.live_session`."""
+    if session_id is not None and str(session_id).strip():
+        return session_id
+    return live_session_for(
+        STATE.store(),
+        project=detection.project,
+        directories=(detection.path or "", detection.cwd or "", str(cwd())),
+    )
 
 
 def _write_project(

@@ -6,7 +6,6 @@ from __future__ import annotations
 from engram.errors import EngramError
 from engram.memory import observation as obs_ops
 from engram.memory import passive, prompts, save, sessions, topic
-from engram.memory.live_session import live_session_for
 from engram.memory.project import ProjectDetection, normalize_project_name
 from engram.server.envelope import ToolOutcome
 from engram.server.mem_tools.context import (
@@ -16,6 +15,7 @@ from engram.server.mem_tools.context import (
     cwd,
     read_project,
     require_bound,
+    session_or_live,
     with_similar_warning,
     write_project,
 )
@@ -47,14 +47,7 @@ def _write_target(call: ToolCall) -> tuple[ProjectDetection, str | None]:
     # Ambiguity recovery may register an unknown session for the chosen project.
     if recovering and session_id and sessions.get_session(STATE.store(), session_id) is None:
         sessions.start_session(STATE.store(), session_id, project=detection.project)
-    if session_id is None or not str(session_id).strip():
-        # No session named: the one live session of this project in this directory, if any.
-        session_id = live_session_for(
-            STATE.store(),
-            project=detection.project,
-            directories=(detection.path or "", detection.cwd or "", str(cwd())),
-        )
-    return detection, session_id
+    return detection, session_or_live(session_id, detection)
 
 
 def run_save(call: ToolCall) -> ToolOutcome:
@@ -169,11 +162,7 @@ def run_capture_passive(call: ToolCall) -> ToolOutcome:
     require_single(detection)
     detection = with_similar_warning(require_bound(detection))
     project = detection.project
-    session_id = call.get("session_id")
-    if session_id is None or not str(session_id).strip():
-        session_id = live_session_for(
-            STATE.store(), project=project, directories=(detection.path, str(cwd()))
-        )
+    session_id = session_or_live(call.get("session_id"), detection)
     result = passive.capture_passive(
         STATE.store(), call.get("content"), project=project, session_id=session_id
     )

@@ -7,7 +7,6 @@ from pathlib import Path
 from engram.errors import EngramError
 from engram.memory import project as projects_id
 from engram.memory import sessions
-from engram.memory.live_session import live_session_for
 from engram.memory.project import ProjectDetection
 from engram.server.envelope import ToolOutcome
 from engram.server.mem_tools.context import (
@@ -15,6 +14,7 @@ from engram.server.mem_tools.context import (
     answer,
     cwd,
     require_bound,
+    session_or_live,
     with_similar_warning,
     write_project,
 )
@@ -88,13 +88,7 @@ def run_summary(call: ToolCall) -> ToolOutcome:
         call.get("project_choice_reason"),
         call.get("recovery_token"),
     )
-    session_id = call.get("session_id")
-    if session_id is None or not str(session_id).strip():
-        session_id = live_session_for(
-            STATE.store(),
-            project=detection.project,
-            directories=(detection.path, detection.cwd, str(cwd())),
-        )
+    session_id = session_or_live(call.get("session_id"), detection)
     result = sessions.save_session_summary(
         STATE.store(), call.get("content"), project=detection.project, session_id=session_id
     )

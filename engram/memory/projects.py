@@ -13,6 +13,7 @@ from typing import Any
 from engram.errors import EngramError
 from engram.store import projects
 from engram.store.db import Store
+from engram.store.project_names import project_exists
 from engram.store.projects import MoveCounts, ProjectCounts
 
 
@@ -23,10 +24,10 @@ def list_projects(store: Store) -> list[ProjectCounts]:
 
 
 def is_known_project(store: Store, name: str) -> bool:
-    """Whether any observation (even soft-deleted), session or prompt carries ``name``."""
+    """Whether any observation (even soft-deleted), session or prompt carries ``name``
+    (indexed existence probes: every explicit write asks this, so it never counts rows)."""
     with store.read() as conn:
-        counts = projects.counts_for(conn, name)
-    return counts.observations + counts.sessions + counts.prompts > 0
+        return project_exists(conn, name)
 
 
 @dataclass(frozen=True, slots=True)

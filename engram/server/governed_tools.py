@@ -132,15 +132,16 @@ def run_route(call: ToolCall) -> ToolOutcome:
 
 def run_search(call: ToolCall) -> ToolOutcome:
     """engram_search."""
+    kb = knowledge_base()  # resolves the workspace and reads the config: once per call
     hits = gm.search(
-        knowledge_base(),
+        kb,
         call.get("query", ""),
         limit=call.get("limit", 10),
         type=call.get("type"),
         scope=call.get("scope"),
     )
     lines = [f"{h.id} [{h.type}, {h.scope}] score {h.score}: {h.title}" for h in hits]
-    journal = gm.journal_matches(knowledge_base(), call.get("query", ""))
+    journal = gm.journal_matches(kb, call.get("query", ""))
     if journal:
         lines += ["", gm.journal_section(journal).rstrip("\n")]
     data = {"entries": [h.to_dict() for h in hits], "journal": [m.to_dict() for m in journal]}

@@ -1,4 +1,5 @@
-"""Run the real ``engram-mcp`` as a subprocess and talk raw JSON-RPC to it."""
+"""Run the real ``engram-mcp`` as a subprocess and talk raw JSON-RPC to it (and set up the
+git repositories, confirmed with the real ``engram init --confirm``, it is started in)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 from engram.testing import Sandbox
 
 ENGRAM_MCP = str(Path(sys.executable).parent / "engram-mcp")
+ENGRAM = str(Path(sys.executable).parent / "engram")
 MODERN = "2026-07-28"
 
 
@@ -131,3 +133,40 @@ class LiveServer:
         assert self.proc.stdin is not None
         self.proc.stdin.close()
         return self.proc.wait(timeout=60)
+
+
+def engram(sandbox: Sandbox, folder: Path, *args: str) -> None:
+    """Run the ``engram`` CLI in ``folder``; it must succeed."""
+    done = subprocess.run(
+        [ENGRAM, *args],
+        cwd=folder,
+        env=sandbox.env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def git_repo(
+    sandbox: Sandbox, relative: str, *, remote: str | None = None, confirm: bool = True
+) -> Path:
+    """A fresh git repository at ``sandbox.root / relative`` (with ``remote`` as origin),
+    confirmed with ``engram init --confirm`` unless ``confirm`` is False."""
+    folder = sandbox.root / relative
+    folder.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
+    if remote:
+        subprocess.run(["git", "-C", str(folder), "remote", "add", "origin", remote], check=True)
+    if confirm:
+        engram(sandbox, folder, "init", "--confirm")
+    return folder
+
+
+def call_tools(sandbox: Sandbox, folder: Path, *calls: tuple[str, dict[str, Any]]) -> list[Any]:
+    """The tools/call results of ``calls`` (tool, arguments), made in order by one fresh server
+    started in ``folder`` (which must exit cleanly)."""
+    lines = initialize() + [call(i + 1, tool, args) for i, (tool, args) in enumerate(calls)]
+    exchange = run_server(sandbox, lines, cwd=folder)
+    assert exchange.returncode == 0, exchange.stderr
+    return [exchange.result(i + 1) for i in range(len(calls))]

@@ -9,41 +9,10 @@ is never used; an unconfirmed repository is refused before any session is looked
 from __future__ import annotations
 
 import sqlite3
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 from engram.testing import Sandbox
-from tests.server.mcp_process import call, initialize, run_server
-
-ENGRAM = str(Path(sys.executable).with_name("engram"))
-
-
-def _repo(sandbox: Sandbox, name: str, *, remote: str | None = None, confirm: bool = True) -> Path:
-    folder = sandbox.root / "src" / name
-    folder.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(folder)], check=True)
-    if remote:
-        subprocess.run(["git", "-C", str(folder), "remote", "add", "origin", remote], check=True)
-    if confirm:
-        done = subprocess.run(
-            [ENGRAM, "init", "--confirm"],
-            cwd=folder,
-            env=sandbox.env(),
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert done.returncode == 0, done.stderr
-    return folder
-
-
-def _tools(sandbox: Sandbox, folder: Path, *calls: tuple[str, dict[str, Any]]) -> list[Any]:
-    lines = initialize() + [call(i + 1, tool, args) for i, (tool, args) in enumerate(calls)]
-    exchange = run_server(sandbox, lines, cwd=folder)
-    assert exchange.returncode == 0, exchange.stderr
-    return [exchange.result(i + 1) for i in range(len(calls))]
+from tests.server.mcp_process import call_tools, git_repo
 
 
 def _session_of(sandbox: Sandbox, title: str) -> str:
@@ -58,8 +27,8 @@ def _error(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_save_without_session_id_goes_to_the_live_session(sandbox: Sandbox) -> None:
-    repo = _repo(sandbox, "billing")
-    started, saved, prompt = _tools(
+    repo = git_repo(sandbox, "src/billing")
+    started, saved, prompt = call_tools(
         sandbox,
         repo,
         ("mem_session_start", {"id": "claude-1"}),
@@ -80,8 +49,8 @@ def test_save_without_session_id_goes_to_the_live_session(sandbox: Sandbox) -> N
 
 
 def test_no_live_session_saves_to_the_manual_session(sandbox: Sandbox) -> None:
-    repo = _repo(sandbox, "billing")
-    _tools(
+    repo = git_repo(sandbox, "src/billing")
+    call_tools(
         sandbox,
         repo,
         ("mem_session_start", {"id": "claude-1"}),
@@ -92,8 +61,8 @@ def test_no_live_session_saves_to_the_manual_session(sandbox: Sandbox) -> None:
 
 
 def test_two_live_sessions_fail_closed_and_session_id_still_wins(sandbox: Sandbox) -> None:
-    repo = _repo(sandbox, "billing")
-    *_, refused, named = _tools(
+    repo = git_repo(sandbox, "src/billing")
+    *_, refused, named = call_tools(
         sandbox,
         repo,
         ("mem_session_start", {"id": "claude-1"}),
@@ -116,18 +85,20 @@ def test_two_live_sessions_fail_closed_and_session_id_still_wins(sandbox: Sandbo
 
 
 def test_a_session_of_another_directory_is_not_joined(sandbox: Sandbox) -> None:
-    billing = _repo(sandbox, "billing")
-    other = _repo(sandbox, "shipping")
-    _tools(sandbox, other, ("mem_session_start", {"id": "ship-1"}))
-    (saved,) = _tools(sandbox, billing, ("mem_save", {"title": "Billing only", "content": "x"}))
+    billing = git_repo(sandbox, "src/billing")
+    other = git_repo(sandbox, "src/shipping")
+    call_tools(sandbox, other, ("mem_session_start", {"id": "ship-1"}))
+    (saved,) = call_tools(sandbox, billing, ("mem_save", {"title": "Billing only", "content": "x"}))
     assert not saved.get("isError"), saved
     assert _session_of(sandbox, "Billing only") == "manual-save-billing"
 
 
 def test_unconfirmed_clone_gets_no_session_and_no_save(sandbox: Sandbox) -> None:
-    _repo(sandbox, "billing", remote="git@github.com:team/billing.git")
-    clone = _repo(sandbox, "clone/billing", remote="https://github.com/evil/billing", confirm=False)
-    started, saved = _tools(
+    git_repo(sandbox, "src/billing", remote="git@github.com:team/billing.git")
+    clone = git_repo(
+        sandbox, "src/clone/billing", remote="https://github.com/evil/billing", confirm=False
+    )
+    started, saved = call_tools(
         sandbox,
         clone,
         ("mem_session_start", {"id": "claude-1"}),
@@ -145,9 +116,9 @@ def test_unconfirmed_clone_gets_no_session_and_no_save(sandbox: Sandbox) -> None
 def test_passive_capture_joins_the_live_session_and_respects_the_binding(
     sandbox: Sandbox,
 ) -> None:
-    repo = _repo(sandbox, "billing", remote="git@github.com:team/billing.git")
+    repo = git_repo(sandbox, "src/billing", remote="git@github.com:team/billing.git")
     learnings = "Done.\n\n## Key Learnings:\n1. Invoices retry at 02:00 UTC\n"
-    _, captured = _tools(
+    _, captured = call_tools(
         sandbox,
         repo,
         ("mem_session_start", {"id": "claude-1"}),
@@ -155,6 +126,8 @@ def test_passive_capture_joins_the_live_session_and_respects_the_binding(
     )
     assert not captured.get("isError"), captured
     assert _session_of(sandbox, "Invoices retry at 02:00 UTC") == "claude-1"
-    clone = _repo(sandbox, "clone/billing", remote="https://github.com/evil/billing", confirm=False)
-    (refused,) = _tools(sandbox, clone, ("mem_capture_passive", {"content": learnings}))
+    clone = git_repo(
+        sandbox, "src/clone/billing", remote="https://github.com/evil/billing", confirm=False
+    )
+    (refused,) = call_tools(sandbox, clone, ("mem_capture_passive", {"content": learnings}))
     assert _error(refused)["code"] == "project.unconfirmed"

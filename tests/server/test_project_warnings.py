@@ -5,44 +5,17 @@ the MCP surface (issue 9, item 5; seed 003 "MCP Project Resolution"), through th
 from __future__ import annotations
 
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from engram.testing import Sandbox
-from tests.server.mcp_process import LiveServer, call, initialize, run_server
+from tests.server.mcp_process import LiveServer, call, call_tools, engram, git_repo, initialize
 
-ENGRAM = str(Path(sys.executable).with_name("engram"))
 CHOSEN = "user_selected_after_ambiguous_project"
 
 
-def _engram(sandbox: Sandbox, folder: Path, *args: str) -> None:
-    done = subprocess.run(
-        [ENGRAM, *args],
-        cwd=folder,
-        env=sandbox.env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-
-
-def _repo(sandbox: Sandbox, relative: str, *, confirm: bool = True) -> Path:
-    folder = sandbox.root / relative
-    folder.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(folder)], check=True)
-    if confirm:
-        _engram(sandbox, folder, "init", "--confirm")
-    return folder
-
-
 def _tools(sandbox: Sandbox, folder: Path, *calls: tuple[str, dict[str, Any]]) -> list[Any]:
-    lines = initialize() + [call(i + 1, tool, args) for i, (tool, args) in enumerate(calls)]
-    exchange = run_server(sandbox, lines, cwd=folder)
-    assert exchange.returncode == 0, exchange.stderr
-    return [exchange.structured(i + 1) for i in range(len(calls))]
+    return [result["structuredContent"] for result in call_tools(sandbox, folder, *calls)]
 
 
 def _count(sandbox: Sandbox, sql: str) -> int:
@@ -51,8 +24,8 @@ def _count(sandbox: Sandbox, sql: str) -> int:
 
 
 def test_a_new_project_that_looks_like_an_existing_one_warns(sandbox: Sandbox) -> None:
-    _engram(sandbox, sandbox.workspace, "save", "Old", "x", "--project", "acme-api")
-    repo = _repo(sandbox, "src/acmeapi")
+    engram(sandbox, sandbox.workspace, "save", "Old", "x", "--project", "acme-api")
+    repo = git_repo(sandbox, "src/acmeapi")
     first, second = _tools(
         sandbox,
         repo,
@@ -66,8 +39,8 @@ def test_a_new_project_that_looks_like_an_existing_one_warns(sandbox: Sandbox) -
 
 
 def test_an_unrelated_new_project_does_not_warn(sandbox: Sandbox) -> None:
-    _engram(sandbox, sandbox.workspace, "save", "Old", "x", "--project", "acme-api")
-    repo = _repo(sandbox, "src/weather")
+    engram(sandbox, sandbox.workspace, "save", "Old", "x", "--project", "acme-api")
+    repo = git_repo(sandbox, "src/weather")
     (saved,) = _tools(sandbox, repo, ("mem_save", {"title": "Hi", "content": "x"}))
     assert saved["ok"] and not any("similar" in d for d in saved["diagnostics"]), saved
 
@@ -75,8 +48,8 @@ def test_an_unrelated_new_project_does_not_warn(sandbox: Sandbox) -> None:
 def test_an_explicit_name_collapsing_into_an_existing_project_is_refused(
     sandbox: Sandbox,
 ) -> None:
-    _engram(sandbox, sandbox.workspace, "save", "Old", "x", "--project", "foo-bar")
-    repo = _repo(sandbox, "src/elsewhere")
+    engram(sandbox, sandbox.workspace, "save", "Old", "x", "--project", "foo-bar")
+    repo = git_repo(sandbox, "src/elsewhere")
     refused, cased, exact = _tools(
         sandbox,
         repo,
@@ -95,8 +68,8 @@ def test_an_ambiguity_choice_whose_repositories_collapse_together_is_refused(
     sandbox: Sandbox,
 ) -> None:
     parent = sandbox.root / "monorepo"
-    _repo(sandbox, "monorepo/Foo--Bar", confirm=False)
-    _repo(sandbox, "monorepo/foo-bar", confirm=False)
+    git_repo(sandbox, "monorepo/Foo--Bar", confirm=False)
+    git_repo(sandbox, "monorepo/foo-bar", confirm=False)
     server = LiveServer(sandbox, cwd=parent)
     try:
         for line in initialize():
@@ -124,8 +97,8 @@ def test_an_ambiguity_choice_whose_repositories_collapse_together_is_refused(
 def test_an_unowned_session_holding_another_projects_records_is_not_adopted(
     sandbox: Sandbox,
 ) -> None:
-    other = _repo(sandbox, "src/other")
-    billing = _repo(sandbox, "src/billing")
+    other = git_repo(sandbox, "src/other")
+    billing = git_repo(sandbox, "src/billing")
     _tools(
         sandbox,
         other,

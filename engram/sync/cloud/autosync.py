@@ -65,7 +65,6 @@ class Worker:
     owner: str
     status: WorkerStatus = field(default_factory=WorkerStatus)
     stop_event: threading.Event = field(default_factory=threading.Event)
-    paused: threading.Event = field(default_factory=threading.Event)
     thread: threading.Thread | None = None
 
     def start(self) -> None:
@@ -83,13 +82,7 @@ class Worker:
         store = Store.open(self.data_dir)
         try:
             while not self.stop_event.is_set():
-                wait = self.interval
-                if self.paused.is_set():
-                    self.status.phase = "disabled"
-                    self.status.reason_code = "upgrade_paused"
-                else:
-                    wait = self._cycle(store)
-                self.stop_event.wait(wait)
+                self.stop_event.wait(self._cycle(store))
         finally:
             with store.write() as conn:
                 sync_cloud.release_lease(conn, self.remote.target_key, self.owner)
@@ -203,14 +196,6 @@ class AutosyncManager:
             if worker.remote == remote:
                 return worker.status
         return None
-
-    def stop_for_upgrade(self) -> None:
-        for worker in self.workers:
-            worker.paused.set()
-
-    def resume_after_upgrade(self) -> None:
-        for worker in self.workers:
-            worker.paused.clear()
 
     def stop(self) -> None:
         for worker in self.workers:

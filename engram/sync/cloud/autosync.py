@@ -103,16 +103,14 @@ class Worker:
         try:
             self._sync_all(store)
         except CloudSyncError as exc:
-            return self._after_cycle(store, self._failed(store, exc))
+            return self._finish(store, self._failed(exc), error=exc.message)
         except Exception as exc:  # a bug must not kill the loop: report and keep going
             log.exception("[autosync] internal error")
-            return self._after_cycle(
-                store, self._failed(store, CloudSyncError("internal_error", str(exc)))
+            return self._finish(
+                store, self._failed(CloudSyncError("internal_error", str(exc))), error=str(exc)
             )
         self.status = WorkerStatus(phase="healthy", last_sync_at=stamp())
-        with store.write() as conn:
-            sync_cloud.record_outcome(conn, self.remote.target_key, phase="healthy", now=stamp())
-        return self._after_cycle(store, self.interval)
+        return self._finish(store, self.interval)
 
     def _yield_to_upgrade(self, conn: Any, now: str) -> bool:
         """True (and the sync lease given back) while a bootstrap asks autosync to pause."""
@@ -121,10 +119,21 @@ class Worker:
         sync_cloud.release_lease(conn, self.remote.target_key, self.owner)
         return True
 
-    def _after_cycle(self, store: Store, wait: float) -> float:
-        """Let a bootstrap that asked while this cycle ran go ahead at once."""
+    def _finish(self, store: Store, wait: float, *, error: str | None = None) -> float:
+        """Record how the cycle ended (``self.status``) and, in the same write, let a bootstrap
+        that asked while it ran go ahead at once."""
         with store.write() as conn:
-            yielded = self._yield_to_upgrade(conn, stamp())
+            now = stamp()
+            sync_cloud.record_outcome(
+                conn,
+                self.remote.target_key,
+                phase=self.status.phase,
+                now=now,
+                reason_code=self.status.reason_code or None,
+                error=error,
+                backoff_until=self.status.backoff_until,
+            )
+            yielded = self._yield_to_upgrade(conn, now)
         return self._paused_for_upgrade() if yielded else wait
 
     def _paused_for_upgrade(self) -> float:
@@ -150,7 +159,9 @@ class Worker:
             self.status.phase = "pulling"
             pull(store, client, project, report)
 
-    def _failed(self, store: Store, exc: CloudSyncError) -> float:
+    def _failed(self, exc: CloudSyncError) -> float:
+        """Set the failure status (backing off after a few in a row); the wait before the next
+        cycle."""
         phase = "pull_failed" if self.status.phase == "pulling" else "push_failed"
         failures = self.status.consecutive_failures + 1
         wait = self.interval
@@ -169,16 +180,6 @@ class Worker:
             backoff_until=backoff_until,
             last_sync_at=self.status.last_sync_at,
         )
-        with store.write() as conn:
-            sync_cloud.record_outcome(
-                conn,
-                self.remote.target_key,
-                phase=phase,
-                now=stamp(),
-                reason_code=reason,
-                error=exc.message,
-                backoff_until=backoff_until,
-            )
         return wait
 
 

@@ -119,21 +119,21 @@ class Mutation:
         """The total order of versions: Lamport clock first, origin breaks ties."""
         return (self.seq, self.origin)
 
+    def to_dict(self) -> dict[str, Any]:
+        """The wire object (what :func:`parse_mutation` reads back)."""
+        return {
+            "origin": self.origin,
+            "seq": self.seq,
+            "entity": self.entity,
+            "key": self.key,
+            "op": self.op,
+            "project": self.project,
+            "payload": self.payload,
+        }
+
     def to_json(self) -> str:
         """One line of compact JSON (no newline)."""
-        return json.dumps(
-            {
-                "origin": self.origin,
-                "seq": self.seq,
-                "entity": self.entity,
-                "key": self.key,
-                "op": self.op,
-                "project": self.project,
-                "payload": self.payload,
-            },
-            ensure_ascii=False,
-            separators=(",", ":"),
-        )
+        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
 
 
 def parse_mutation(data: object) -> Mutation:

@@ -18,12 +18,11 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
-from typing import Any
 
 from engram.store import sync_cloud, sync_journal, sync_rows
 from engram.store.db import Store
 from engram.sync.export import to_mutation
-from engram.sync.mutation import MalformedMutation, parse_mutation
+from engram.sync.mutation import MalformedMutation, Mutation, parse_mutation
 
 
 @dataclass(frozen=True)
@@ -53,30 +52,19 @@ def refused_rows(store: Store, project: str, target_key: str) -> list[RefusedRow
         origin = sync_journal.device_id(conn)
         after = sync_journal.cursor(conn, target_key, project)
         for row in sync_journal.pending(conn, after_seq=after, project=project):
-            try:
-                mutation = to_mutation(origin, row)
-                _validate(
-                    {
-                        "origin": mutation.origin,
-                        "seq": mutation.seq,
-                        "entity": mutation.entity,
-                        "key": mutation.key,
-                        "op": mutation.op,
-                        "project": mutation.project,
-                        "payload": mutation.payload,
-                    }
-                )
-                continue
-            except (MalformedMutation, ValueError) as exc:
-                reason = str(exc)
-            if "needs a title" in reason:
-                continue
-            found.append(_classify(conn, row, reason))
+            reason = _refusal(origin, row)
+            if reason is not None and "needs a title" not in reason:
+                found.append(_classify(conn, row, reason))
     return found
 
 
-def _validate(entry: dict[str, Any]) -> None:
-    parse_mutation(entry)
+def _refusal(origin: str, row: sync_journal.JournalRow) -> str | None:
+    """Why the cloud would refuse the row as pushed (redacted, parsed as a replica would)."""
+    try:
+        parse_mutation(to_mutation(origin, row).to_dict())
+    except ValueError as exc:  # the payload is not JSON, or a MalformedMutation
+        return str(exc)
+    return None
 
 
 def _classify(conn: sqlite3.Connection, row: sync_journal.JournalRow, reason: str) -> RefusedRow:
@@ -85,17 +73,9 @@ def _classify(conn: sqlite3.Connection, row: sync_journal.JournalRow, reason: st
     current = sync_rows.current(conn, row.entity, row.entity_key)
     if current is None:
         return RefusedRow(row.seq, row.entity, row.entity_key, reason, "drop")
-    entry = {
-        "origin": "repair",
-        "seq": 1,
-        "entity": row.entity,
-        "key": row.entity_key,
-        "op": "upsert",
-        "project": row.project,
-        "payload": current,
-    }
+    fresh = Mutation("repair", 1, row.entity, row.entity_key, "upsert", row.project, current)
     try:
-        _validate(entry)
+        parse_mutation(fresh.to_dict())
     except MalformedMutation:
         return RefusedRow(row.seq, row.entity, row.entity_key, reason, None)
     return RefusedRow(row.seq, row.entity, row.entity_key, reason, "rejournal", json.dumps(current))

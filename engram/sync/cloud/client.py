@@ -64,7 +64,7 @@ class CloudClient:
         return self._request("GET", "/health")
 
     def push_mutations(self, project: str, mutations: Sequence[Mutation]) -> dict[str, Any]:
-        body = {"project": project, "entries": [json.loads(m.to_json()) for m in mutations]}
+        body = {"project": project, "entries": [m.to_dict() for m in mutations]}
         return self._request("POST", "/sync/mutations/push", body=body)
 
     def pull_mutations(self, project: str, since: int, limit: int = 500) -> dict[str, Any]:

@@ -43,12 +43,6 @@ def pause_key(remote: Remote) -> str:
     return remote.target_key + "#upgrade"
 
 
-def pause_requested(store: Store, remote: Remote) -> bool:
-    """True while a bootstrap of another process pauses autosync of ``remote``."""
-    with store.locked() as conn:
-        return sync_cloud.lease_holder(conn, pause_key(remote), stamp()) is not None
-
-
 @contextmanager
 def autosync_paused(
     store: Store, remote: Remote, *, wait_s: float = LEASE_S + 10

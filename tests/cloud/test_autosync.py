@@ -122,6 +122,35 @@ def test_paused_project_shows_paused_in_sync_status(
     _until(paused, "the paused reason after a failed push")
 
 
+def test_a_daemons_sync_outcome_is_recorded_for_other_commands(
+    sandbox: Sandbox, cloud: CloudServer, tmp_path: Path, serve: Serve
+) -> None:
+    a = Laptop(tmp_path / "a", sandbox.env(ENGRAM_CLOUD_TOKEN=SYNC_TOKEN))
+    a.ok("cloud", "config", "--server", cloud.url)
+    a.ok("cloud", "enroll", "team")
+    admin = cloud.client(ADMIN_TOKEN)
+    admin.post("/admin/projects/team/sync", json={"enabled": False})
+    serve(a, **_autosync_env(cloud))
+    a.ok("save", "blocked fact", "server paused", "--project", "team")
+
+    def status() -> Any:
+        # --status prints its JSON and exits 1 while the remote reports a reason code.
+        return json.loads(
+            a.run("sync", "--cloud", "--project", "team", "--status", "--json").stdout
+        )
+
+    failed = _until(
+        lambda: (s := status())["last_reason_code"] == "paused" and s, "the failed push recorded"
+    )
+    assert failed["pending_mutations"] > 0
+    admin.post("/admin/projects/team/sync", json={"enabled": True})
+    healthy = _until(
+        lambda: (s := status())["last_reason_code"] == "" and not s["pending_mutations"] and s,
+        "the healthy cycle recorded",
+    )
+    assert healthy["last_sync_at"] and healthy["reason_code"] == ""
+
+
 def test_unconfigured_cloud_and_missing_settings_keep_the_server_running(
     sandbox: Sandbox, tmp_path: Path, serve: Serve
 ) -> None:

@@ -81,12 +81,12 @@ def _classify(conn: sqlite3.Connection, row: sync_journal.JournalRow, reason: st
     return RefusedRow(row.seq, row.entity, row.entity_key, reason, "rejournal", json.dumps(current))
 
 
-def apply_fixes(store: Store, project: str, rows: list[RefusedRow]) -> None:
-    """Retire each fixable row and journal the current state where there is one."""
-    with store.write() as conn:
-        for row in rows:
-            if row.fix is None:
-                continue
-            sync_cloud.drop_journal_row(conn, row.seq)
-            if row.fix == "rejournal" and row.current is not None:
-                sync_cloud.journal_upsert(conn, row.entity, row.key, project, row.current)
+def apply_fixes(conn: sqlite3.Connection, project: str, rows: list[RefusedRow]) -> None:
+    """Retire each fixable row and journal the current state where there is one (inside the
+    caller's write transaction)."""
+    for row in rows:
+        if row.fix is None:
+            continue
+        sync_cloud.drop_journal_row(conn, row.seq)
+        if row.fix == "rejournal" and row.current is not None:
+            sync_cloud.journal_upsert(conn, row.entity, row.key, project, row.current)

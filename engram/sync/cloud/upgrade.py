@@ -108,15 +108,22 @@ def repair(store: Store, project: str, *, apply: bool, data_dir: Path | None = N
         f"title observation {sync_id} {_title_from(content)!r}" for sync_id, content in untitled
     ]
     actions += [row.describe() for row in refused]
-    if apply and refused:
-        apply_fixes(store, project, refused)
-    if apply and untitled:
-        with store.write() as conn:
-            for sync_id, content in untitled:
-                sync_cloud.set_title(conn, sync_id, _title_from(content))
+    if not apply or not actions:
+        return actions
+    with store.write() as conn:  # every fix and the recorded stage, or none of them
+        apply_fixes(conn, project, refused)
+        for sync_id, content in untitled:
+            sync_cloud.set_title(conn, sync_id, _title_from(content))
+        if untitled:
             sync_cloud.drop_untitled_journal_rows(conn, project, 0)
-    if apply and actions:
-        _save(store, project, stage="repaired", repair_class="ready", actions=json.dumps(actions))
+        sync_cloud.save_upgrade_state(
+            conn,
+            project,
+            stamp(),
+            stage="repaired",
+            repair_class="ready",
+            actions=json.dumps(actions),
+        )
     return actions
 
 

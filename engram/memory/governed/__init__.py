@@ -17,9 +17,17 @@ from engram.memory.governed.base import KnowledgeBase, open_knowledge_base
 from engram.memory.governed.commit import commit, select_numbers, write_candidates
 from engram.memory.governed.config import GovernedConfig, load_config
 from engram.memory.governed.health import status, status_text, verify
-from engram.memory.governed.journal import JournalMatch, journal_matches, journal_section
+from engram.memory.governed.journal import journal_matches
 from engram.memory.governed.load import fetch, index_cards, load, most_used
-from engram.memory.governed.models import Candidate, CommitOutcome, LoadPack, Proposal, Route
+from engram.memory.governed.models import (
+    Candidate,
+    CommitOutcome,
+    JournalMatch,
+    LoadPack,
+    Proposal,
+    Route,
+    journal_section,
+)
 from engram.memory.governed.notes import promote, propose_note
 from engram.memory.governed.prefs import set_roles, set_rule_variant
 from engram.memory.governed.proposals import propose, propose_session, save_session_forced

@@ -11,16 +11,14 @@ its only one) appear in the entry, so a single common word does not drag in nois
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
 
 from engram.errors import EngramError
 from engram.memory.governed.base import KnowledgeBase
+from engram.memory.governed.models import JournalMatch
 from engram.memory.search import build_query
 from engram.store.search import search_observations
 
 MAX_MATCHES = 3
-HEADING = "## From the journal (recorded by agents; not approved rules)"
 _STOP = frozenset(
     [
         "the",
@@ -55,33 +53,6 @@ _STOP = frozenset(
 _WORD = re.compile(r"[^\W_]{3,}")
 
 
-@dataclass(frozen=True, slots=True)
-class JournalMatch:
-    """One journal observation that matches a governed query."""
-
-    id: int
-    title: str
-    type: str
-    project: str
-    created_at: str
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form, labelled with its tier."""
-        return {
-            "id": self.id,
-            "title": self.title,
-            "type": self.type,
-            "project": self.project,
-            "created_at": self.created_at,
-            "tier": "journal",
-            "approved": False,
-        }
-
-    def line(self) -> str:
-        """One line for the text a person or an agent reads."""
-        return f"- #{self.id} [{self.type}] {self.title} (journal: `engram show {self.id}`)"
-
-
 def _stems(text: str) -> set[str]:
     """Significant words, cut to a 4-letter stem so limit/limiting/limits meet."""
     return {w.casefold()[:4] for w in _WORD.findall(text) if w.casefold() not in _STOP}
@@ -104,10 +75,3 @@ def journal_matches(kb: KnowledgeBase, query: str, limit: int = MAX_MATCHES) -> 
         if len(wanted & _stems(f"{obs.title} {obs.content}")) >= need:
             out.append(JournalMatch(obs.id, obs.title, obs.type, obs.project, obs.created_at))
     return out[:limit]
-
-
-def journal_section(matches: list[JournalMatch]) -> str:
-    """The labelled text block (empty when nothing matched)."""
-    if not matches:
-        return ""
-    return HEADING + "\n" + "\n".join(m.line() for m in matches) + "\n"

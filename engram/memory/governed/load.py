@@ -15,7 +15,7 @@ from typing import Any
 
 from engram.errors import EngramError
 from engram.memory.governed.base import KnowledgeBase
-from engram.memory.governed.journal import journal_matches, journal_section
+from engram.memory.governed.journal import journal_matches
 from engram.memory.governed.models import LoadPack, Memory
 from engram.memory.governed.prefs import get_rule_variant
 from engram.memory.governed.routing import RoutedMemory, route_memories
@@ -140,8 +140,7 @@ def load(
         budget_tokens=budget,
         kinds=kinds,
         explain=_explain(tiers) if explain else (),
-        journal=tuple(m.to_dict() for m in journal),
-        journal_text=journal_section(journal),
+        journal=tuple(journal),
         body_rowids=tuple(r.memory.rowid for r in tiers["body"]),
     )
 

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 TYPES = ("rule", "decision", "convention", "procedure", "gotcha", "context", "note")
 SCOPES = ("project", "global")
@@ -188,6 +191,43 @@ class Route:
         }
 
 
+JOURNAL_HEADING = "## From the journal (recorded by agents; not approved rules)"
+
+
+@dataclass(frozen=True, slots=True)
+class JournalMatch:
+    """One journal observation that matches a governed query."""
+
+    id: int
+    title: str
+    type: str
+    project: str
+    created_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form, labelled with its tier."""
+        return {
+            "id": self.id,
+            "title": self.title,
+            "type": self.type,
+            "project": self.project,
+            "created_at": self.created_at,
+            "tier": "journal",
+            "approved": False,
+        }
+
+    def line(self) -> str:
+        """One line for the text a person or an agent reads."""
+        return f"- #{self.id} [{self.type}] {self.title} (journal: `engram show {self.id}`)"
+
+
+def journal_section(matches: Sequence[JournalMatch]) -> str:
+    """The labelled text block (empty when nothing matched)."""
+    if not matches:
+        return ""
+    return JOURNAL_HEADING + "\n" + "\n".join(m.line() for m in matches) + "\n"
+
+
 @dataclass(frozen=True, slots=True)
 class LoadPack:
     """A tiered pack: bodies for what fits, cards for the rest, ids the budget shed."""
@@ -202,8 +242,7 @@ class LoadPack:
     kinds: tuple[str, ...] = ()
     explain: tuple[dict[str, Any], ...] = field(default=())
     # Matching journal entries (the other tier), labelled and kept out of the approved pack.
-    journal: tuple[dict[str, Any], ...] = field(default=())
-    journal_text: str = ""
+    journal: tuple[JournalMatch, ...] = ()
     # The rowids given a body (in order): what a kept session pack counts as loaded again.
     body_rowids: tuple[int, ...] = ()
 
@@ -220,14 +259,15 @@ class LoadPack:
         }
         if self.explain:
             data["explain"] = list(self.explain)
-        data["journal"] = list(self.journal)
+        data["journal"] = [m.to_dict() for m in self.journal]
         return data
 
     def with_journal(self) -> str:
         """The approved pack's text, then the labelled journal section (when any matched)."""
-        if not self.journal_text:
+        if not self.journal:
             return self.text
-        return (self.text.rstrip("\n") + "\n\n" if self.text else "") + self.journal_text
+        pack = self.text.rstrip("\n") + "\n\n" if self.text else ""
+        return pack + journal_section(self.journal)
 
 
 @dataclass(frozen=True, slots=True)

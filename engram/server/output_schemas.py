@@ -38,14 +38,16 @@ def array_of(item: Schema) -> Schema:
     return {"type": "array", "items": item}
 
 
-def answer(result: Schema) -> Schema:
-    """A journal answer: ``result`` plus, for project-scoped tools, the resolved project."""
+def answer(result: Schema, **extra: Schema) -> Schema:
+    """A journal answer: ``result`` plus, for project-scoped tools, the resolved project (and
+    any ``extra`` top-level fields the tool adds after ``result``)."""
     return obj(
         ("result",),
         project=MAYBE_STR,
         project_source=MAYBE_STR,
         project_path=MAYBE_STR,
         result=result,
+        **extra,
     )
 
 
@@ -74,12 +76,8 @@ DATA: dict[str, Schema] = {
         obj(("found", "saved_ids"), found=INT, saved_ids=array_of(INT), skipped=INT)
     ),
     "mem_save_prompt": answer(obj(("id",), id=INT, prompt=OBJ)),
-    "mem_search": obj(
-        ("result",),
-        project=MAYBE_STR,
-        project_source=MAYBE_STR,
-        project_path=MAYBE_STR,
-        result=array_of(obj(("id", "title"), id=INT, title=STR, type=STR)),
+    "mem_search": answer(
+        array_of(obj(("id", "title"), id=INT, title=STR, type=STR)),
         prompts=array_of(obj(("id", "content"), id=INT, content=STR, project=STR)),
     ),
     "mem_context": answer(obj(("text",), text=STR, truncated=BOOL)),

@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from engram.errors import EngramError
+from engram.store.datadir import write_private_file
 
 FILE_NAME = "cloud.json"
 
@@ -102,18 +103,13 @@ class CloudConfig:
 
     def save(self, data_dir: Path) -> Path:
         """Write ``cloud.json`` atomically, mode 0600."""
-        data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         path = data_dir / FILE_NAME
         body: dict[str, Any] = {"server_url": self.server_url}
         if self.token:
             body["token"] = self.token
         if self.projects:
             body["projects"] = self.projects
-        temp = path.with_name(f".{FILE_NAME}.{os.getpid()}.tmp")
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(body, indent=2) + "\n")
-        os.replace(temp, path)
+        write_private_file(path, json.dumps(body, indent=2) + "\n")
         return path
 
     def remote_for(self, project: str, env: Mapping[str, str] | None = None) -> Remote | None:

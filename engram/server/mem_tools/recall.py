@@ -49,12 +49,12 @@ def run_search(call: ToolCall) -> ToolOutcome:
         blocks = [f"Found {len(hits)} {'memory' if len(hits) == 1 else 'memories'}:"]
         for n, hit in enumerate(hits, 1):
             blocks.append(_hit_text(n, hit))
-    asked = _matching_prompts(call, project)
+    asked = [_previewed(prompt.to_dict()) for prompt in _matching_prompts(call, project)]
     if asked:
         blocks.append(f"Prompts the user wrote that match ({len(asked)}; not memories):")
         blocks.extend(_prompt_text(prompt) for prompt in asked)
-    outcome = answer(detection, "\n\n".join(blocks), [_hit_data(hit) for hit in hits])
-    outcome.data["prompts"] = [_prompt_data(prompt) for prompt in asked]
+    outcome = answer(detection, "\n\n".join(blocks), [_previewed(hit.to_dict()) for hit in hits])
+    outcome.data["prompts"] = asked
     return outcome
 
 
@@ -72,22 +72,14 @@ def _matching_prompts(call: ToolCall, project: str | None) -> list[Any]:
     )
 
 
-def _prompt_data(prompt: Any) -> dict[str, Any]:
-    data: dict[str, Any] = prompt.to_dict()
-    if len(prompt.content) > PREVIEW_CHARS:
-        data["content"] = prompt.content[:PREVIEW_CHARS] + "…"
-        data["content_truncated"] = True
-    return data
+def _prompt_text(prompt: dict[str, Any]) -> str:
+    """A matching prompt (its previewed data) for the text answer."""
+    head = f"prompt #{prompt['id']} · project: {prompt['project']} · {prompt['created_at']}"
+    return f"{head}\n{prompt['content']}"
 
 
-def _prompt_text(prompt: Any) -> str:
-    content = _prompt_data(prompt)["content"]
-    return f"prompt #{prompt.id} · project: {prompt.project} · {prompt.created_at}\n{content}"
-
-
-def _hit_data(hit: Any) -> dict[str, Any]:
-    """A hit with a content preview: mem_get_observation returns the full text."""
-    data: dict[str, Any] = hit.to_dict()
+def _previewed(data: dict[str, Any]) -> dict[str, Any]:
+    """A hit's or a prompt's data with a content preview: the get tools return the full text."""
     content = data.get("content") or ""
     if len(content) > PREVIEW_CHARS:
         data["content"] = content[:PREVIEW_CHARS] + "…"

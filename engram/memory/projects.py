@@ -1,8 +1,9 @@
 """Projects as the store sees them: the list with counts, stats, and merging name variants.
 
-A merge only joins names that are spellings of the same project — equal once case, outer
-whitespace and ``-``/``_`` separators are ignored (``Foo_Bar``, ``foo-bar``, ``foobar``).
-Unrelated names are refused; a dry run reports what would move and changes nothing.
+By default a merge only joins names that are spellings of the same project — equal once case,
+outer whitespace and ``-``/``_`` separators are ignored (``Foo_Bar``, ``foo-bar``, ``foobar``) —
+and refuses unrelated names; the CLI's explicit merge (``any_names``) folds any existing project
+into another. A dry run reports what would move and changes nothing.
 """
 
 from __future__ import annotations

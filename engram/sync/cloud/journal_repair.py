@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from engram.store import sync_cloud, sync_journal, sync_rows
 from engram.store.db import Store
-from engram.sync.export import to_mutation
+from engram.sync.export import pending_rows, to_mutation
 from engram.sync.mutation import MalformedMutation, Mutation, parse_mutation
 
 
@@ -46,12 +46,12 @@ class RefusedRow:
 
 
 def refused_rows(store: Store, project: str, target_key: str) -> list[RefusedRow]:
-    """The project's pending rows for ``target_key`` that the cloud would refuse."""
+    """The project's pending rows for ``target_key`` that the cloud would refuse: every row a
+    push would send (:func:`engram.sync.export.pending_rows`, parent sessions included)."""
     found = []
     with store.locked() as conn:
         origin = sync_journal.device_id(conn)
-        after = sync_journal.cursor(conn, target_key, project)
-        for row in sync_journal.pending(conn, after_seq=after, project=project):
+        for row in pending_rows(conn, project, target_key):
             reason = _refusal(origin, row)
             if reason is not None and "needs a title" not in reason:
                 found.append(_classify(conn, row, reason))

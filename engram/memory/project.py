@@ -184,7 +184,7 @@ def detect_project(cwd: str | os.PathLike[str]) -> ProjectDetection:
         return ProjectDetection(named.name, "config", owner, cwd, warning=named.warning)
     if repo is not None:
         return _detect_in_repo(repo, cwd)
-    children = _git_children(cwd)
+    children = git_children(cwd)
     if len(children) == 1:
         child = detect_project(children[0])
         hint = f"using the only git repository below {cwd}: {os.path.basename(children[0])}"
@@ -192,7 +192,7 @@ def detect_project(cwd: str | os.PathLike[str]) -> ProjectDetection:
             child.project, "git_child", child.path, cwd, warning=_join(child.warning, hint)
         )
     if len(children) > 1:
-        names = tuple(sorted({_child_name(child) for child in children}))
+        names = tuple(sorted({child_name(child) for child in children}))
         return ProjectDetection(
             "",
             "ambiguous",
@@ -271,7 +271,7 @@ def _detect_in_repo(repo: GitRepo, cwd: str) -> ProjectDetection:
     return ProjectDetection(name, source, repo.root, cwd, warning=warning)
 
 
-def _git_children(cwd: str | os.PathLike[str]) -> list[str]:
+def git_children(cwd: str | os.PathLike[str]) -> list[str]:
     """Git working trees directly below ``cwd`` (bounded in entries and time)."""
     deadline = time.monotonic() + CHILD_SCAN_SECONDS
     found: list[str] = []
@@ -297,7 +297,7 @@ def _git_children(cwd: str | os.PathLike[str]) -> list[str]:
     return found
 
 
-def _child_name(child: str) -> str:
+def child_name(child: str) -> str:
     """A child repository's canonical name without writing anything (for ambiguity lists)."""
     config = os.path.join(child, CONFIG_DIR, CONFIG_FILE)
     if os.path.isfile(config):

@@ -16,7 +16,13 @@ import os
 from pathlib import Path
 
 from engram.errors import EngramError
-from engram.memory.project import known_project_names, normalize_project_name, similar_projects
+from engram.memory.project import (
+    child_name,
+    git_children,
+    known_project_names,
+    normalize_project_name,
+    similar_projects,
+)
 from engram.memory.projects import is_known_project
 from engram.store.db import Store
 
@@ -39,14 +45,15 @@ def _collapsed(raw: str, name: str) -> bool:
     return raw.strip().lower() != name
 
 
-def check_explicit_collision(raw: str, *, bucket_exists: bool) -> None:
-    """Refuse an explicit ``raw`` name that collapses into an existing bucket.
+def check_explicit_collision(raw: str) -> None:
+    """Refuse an explicit ``raw`` name that collapses into an existing bucket (the caller has
+    found that bucket).
 
     Raises:
         EngramError: ``project.name_collision``.
     """
     name = normalize_project_name(raw).name
-    if bucket_exists and _collapsed(raw, name):
+    if _collapsed(raw, name):
         raise EngramError(
             "project.name_collision",
             f"project {raw!r} collapses into the existing project {name!r}; nothing was written",
@@ -63,11 +70,9 @@ def check_choice_collision(choice: str, cwd: Path) -> None:
     Raises:
         EngramError: ``project.name_collision``.
     """
-    from engram.memory.project import _child_name, _git_children
-
     bucket = normalize_project_name(choice).name
     same = sorted(
-        os.path.basename(child) for child in _git_children(cwd) if _child_name(child) == bucket
+        os.path.basename(child) for child in git_children(cwd) if child_name(child) == bucket
     )
     if len(same) > 1:
         raise EngramError(

@@ -191,7 +191,7 @@ def _write_project(
         if choice_reason == USER_SELECTED:
             check_choice_collision(name, here)
         if backing == "bucket":
-            check_explicit_collision(explicit, bucket_exists=True)
+            check_explicit_collision(explicit)
         return detection
     if session_project:
         return ProjectDetection(session_project, "session", cwd=str(here))

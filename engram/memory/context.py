@@ -13,12 +13,10 @@ This module is on the hook path: it imports only the store and the clock.
 from __future__ import annotations
 
 from engram.store import observations, prompts, sessions
-from engram.store.records import Observation, Prompt, Session, field_names, record
+from engram.store.records import Observation, Prompt, Record, Session, record
 
 TYPE_CHECKING = False  # typing and dataclasses cost the hook path more than its work
 if TYPE_CHECKING:
-    from typing import Any
-
     from engram.store.db import Store
 
 DEFAULTS = {"sessions": 5, "prompts": 5, "pinned": 20, "observations": 10}
@@ -29,7 +27,7 @@ PREVIEW_CHARS = 200
 
 
 @record
-class ContextResult:
+class ContextResult(Record):
     """The rendered context and what went into it."""
 
     text: str
@@ -39,10 +37,6 @@ class ContextResult:
     prompts: int
     pinned: int
     observations: int
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {name: getattr(self, name) for name in field_names(ContextResult)}
 
 
 def section_size(requested: int | None, section: str) -> int:

@@ -24,7 +24,7 @@ from engram.errors import EngramError
 from engram.memory import git_repo
 from engram.memory.git_repo import GitRepo
 from engram.store.datadir import plain_path
-from engram.store.records import field_names, record
+from engram.store.records import Record, record
 
 TYPE_CHECKING = False  # typing and dataclasses cost the hook path more than its work
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ else:  # the same tuple, without importing typing
 
 
 @record
-class ProjectDetection:
+class ProjectDetection(Record):
     """Where the current project came from.
 
     Args:
@@ -96,7 +96,7 @@ class ProjectDetection:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields (``available_projects`` as a list, empty optionals dropped)."""
-        data = {name: getattr(self, name) for name in field_names(ProjectDetection)}
+        data = Record.to_dict(self)  # not super(): @record rebuilds the class
         data["available_projects"] = list(self.available_projects)
         return {k: v for k, v in data.items() if v is not None}
 

@@ -148,7 +148,9 @@ def new_sync_id(prefix: str) -> str:
     return f"{prefix}-{os.urandom(8).hex()}"
 
 
-class _Record:
+class Record:
+    """The base of :func:`record` classes that answer JSON surfaces (``to_dict``)."""
+
     __slots__ = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -157,7 +159,7 @@ class _Record:
 
 
 @record
-class Observation(_Record):
+class Observation(Record):
     """One row of ``observations``."""
 
     id: int
@@ -183,7 +185,7 @@ class Observation(_Record):
 
 
 @record
-class Session(_Record):
+class Session(Record):
     """One row of ``sessions``."""
 
     id: str
@@ -196,7 +198,7 @@ class Session(_Record):
 
 
 @record
-class Prompt(_Record):
+class Prompt(Record):
     """One row of ``user_prompts``."""
 
     id: int
@@ -208,7 +210,7 @@ class Prompt(_Record):
 
 
 @record
-class Relation(_Record):
+class Relation(Record):
     """One row of ``memory_relations`` (source/target are observation sync_ids)."""
 
     id: int

@@ -114,7 +114,7 @@ def _requeue(store: Store, remote: Remote, project: str) -> None:
     """Send the project's whole history to ``remote`` again and pull all of it back."""
     with store.write() as conn:
         sync_cloud.reset_cursor(conn, remote.target_key, project, 0)
-        sync_cloud.reset_cursor(conn, pull_key(remote), project, 0)
+        sync_cloud.reset_cursor(conn, pull_key(remote.target_key), project, 0)
 
 
 def remote_status(store: Store, remote: Remote, project: str) -> dict[str, Any]:

@@ -33,9 +33,9 @@ PROGRESS_EVERY = 10  # pages between two progress lines
 Progress = Callable[[int, int, int], None]
 
 
-def pull_key(remote: Remote) -> str:
-    """The cursor key of what was pulled from ``remote``."""
-    return remote.target_key + "#pull"
+def pull_key(target_key: str) -> str:
+    """The cursor key of what was pulled from the remote whose push cursor is ``target_key``."""
+    return target_key + "#pull"
 
 
 @dataclass
@@ -108,7 +108,7 @@ def pull(
     progress: Progress | None = None,
 ) -> None:
     """Fetch and apply every remote mutation after the pull cursor, page by page."""
-    key = pull_key(client.remote)
+    key = pull_key(client.remote.target_key)
     with store.locked() as conn:
         since = sync_journal.cursor(conn, key, project)
     start, pages = since, 0
@@ -185,5 +185,5 @@ def local_counts(store: Store, remote: Remote, project: str) -> dict[str, int]:
     with store.read() as conn:
         pushed = sync_journal.cursor(conn, remote.target_key, project)
         pending = len(pending_rows(conn, project, remote.target_key))
-        pulled = sync_journal.cursor(conn, pull_key(remote), project)
+        pulled = sync_journal.cursor(conn, pull_key(remote.target_key), project)
     return {"pushed_through_seq": pushed, "pending_mutations": pending, "pulled_seq": pulled}

@@ -205,7 +205,7 @@ def _snapshot(store: Store, remote: Remote, project: str) -> str:
                 "enrolled": sync_cloud.is_enrolled(conn, project),
                 "target": remote.target_key,
                 "push_cursor": sync_journal.cursor(conn, remote.target_key, project),
-                "pull_cursor": sync_journal.cursor(conn, pull_key(remote), project),
+                "pull_cursor": sync_journal.cursor(conn, pull_key(remote.target_key), project),
             }
         )
 
@@ -232,7 +232,7 @@ def rollback(store: Store, project: str) -> str:
         if not snapshot["enrolled"]:
             sync_cloud.unenroll(conn, project)
         sync_cloud.reset_cursor(conn, target, project, int(snapshot["push_cursor"]))
-        sync_cloud.reset_cursor(conn, target + "#pull", project, int(snapshot["pull_cursor"]))
+        sync_cloud.reset_cursor(conn, pull_key(target), project, int(snapshot["pull_cursor"]))
         sync_cloud.clear_upgrade_state(conn, project)
     return stage
 

@@ -18,10 +18,9 @@ from pathlib import Path
 from engram import __version__
 from engram.doctor.findings import Finding, Severity
 from engram.doctor.runner import Check, DoctorContext
-from engram.edit import jsonc, toml_doc
 from engram.edit.atomic import read_text
-from engram.edit.ledger import JSON_VALUE, TOML_VALUE, Entry, Ledger, Link
-from engram.edit.steps import current_fingerprint
+from engram.edit.ledger import VALUE_KINDS, Entry, Ledger, Link
+from engram.edit.steps import current_fingerprint, entry_value
 from engram.errors import EngramError
 from engram.store.datadir import resolve_data_dir
 
@@ -81,12 +80,12 @@ def check_entries(ctx: DoctorContext) -> Iterator[Finding]:
 
 def _edited_server(ctx: DoctorContext, link: Link, entry: Entry, text: str) -> Iterator[Finding]:
     """A hand-edited ``engram`` server entry: still well-formed, and does its command exist?"""
-    if entry.kind not in (JSON_VALUE, TOML_VALUE) or entry.path[-1:] != ["engram"]:
+    if entry.kind not in VALUE_KINDS or entry.path[-1:] != ["engram"]:
         return
-    reader = jsonc.get if entry.kind == JSON_VALUE else toml_doc.get
-    _, value = reader(text, tuple(entry.path), entry.file)
+    _, value = entry_value(entry, text)
     label = f"{link.host} ({link.scope})"
-    command = value.get("command") if isinstance(value, dict) else None
+    # Goose names the program `cmd`; every other host `command`.
+    command = value.get("command", value.get("cmd")) if isinstance(value, dict) else None
     program = command[0] if isinstance(command, list) and command else command
     if isinstance(program, str) and program:
         if program != (link.command or [""])[0]:

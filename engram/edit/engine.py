@@ -26,7 +26,7 @@ from engram.edit.atomic import (
     write_atomic,
 )
 from engram.edit.jsonc.document import same
-from engram.edit.ledger import JSON_LIST_ITEM, MD_BLOCK, Entry, Ledger, Link
+from engram.edit.ledger import LIST_KINDS, MD_BLOCK, Entry, Ledger, Link
 from engram.edit.plan import AddToList, Edit, LinkPlan, OwnedFile, RemoveFromList, Scope
 from engram.edit.report import FileReport, Report, status_of, unified_diff
 from engram.edit.steps import apply_edit, reverse_entry
@@ -232,7 +232,7 @@ def _drop_stale_items(
     inherited = None
     for entry in list(item.link.entries):
         stale = (
-            entry.kind == JSON_LIST_ITEM
+            entry.kind in LIST_KINDS
             and entry.file == str(edit.file)
             and tuple(entry.path) == edit.path
             and not any(same(entry.item, w) for w in wanted)

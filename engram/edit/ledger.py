@@ -26,6 +26,10 @@ LEDGER_VERSION = 1
 JSON_VALUE = "json_value"
 JSON_LIST_ITEM = "json_list_item"
 TOML_VALUE = "toml_value"
+YAML_VALUE = "yaml_value"
+YAML_LIST_ITEM = "yaml_list_item"
+LIST_KINDS = (JSON_LIST_ITEM, YAML_LIST_ITEM)
+VALUE_KINDS = (JSON_VALUE, TOML_VALUE, YAML_VALUE)
 MD_BLOCK = "md_block"
 OWNED_FILE = "owned_file"
 
@@ -47,11 +51,12 @@ class Entry:
 
     Args:
         file: absolute path of the file.
-        kind: ``json_value``, ``json_list_item``, ``toml_value``, ``md_block`` or ``owned_file``.
+        kind: ``json_value``, ``json_list_item``, ``toml_value``, ``yaml_value``,
+            ``yaml_list_item``, ``md_block`` or ``owned_file``.
         sha256: fingerprint of the value / item / block content / file content written.
-        format: ``json``, ``jsonc``, ``toml`` or ``markdown``/``file``.
+        format: ``json``, ``jsonc``, ``toml``, ``yaml`` or ``markdown``/``file``.
         path: keys of the value or list (JSON / TOML).
-        item: the list element (``json_list_item``).
+        item: the list element (``json_list_item`` / ``yaml_list_item``).
         block_id: the managed block's id (``md_block``).
         created_file: Engram created the file (removed again once nothing else is in it).
         created_dirs: folders Engram created for it (removed again when empty).
@@ -71,7 +76,7 @@ class Entry:
 
     def identity(self) -> tuple[str, str, str, str, str]:
         """What makes two entries the same thing in the same file."""
-        item = fingerprint(self.item) if self.kind == JSON_LIST_ITEM else ""
+        item = fingerprint(self.item) if self.kind in LIST_KINDS else ""
         return (self.file, self.kind, "\x00".join(self.path), self.block_id, item)
 
 

@@ -32,11 +32,12 @@ class DocFormat(StrEnum):
     JSON = "json"  # strict JSON: the engine never emits a comment or a trailing comma
     JSONC = "jsonc"  # JSON with comments and trailing commas, both preserved
     TOML = "toml"
+    YAML = "yaml"  # round-trip: comments, order, quoting, anchors kept
 
 
 @dataclass(frozen=True)
 class SetValue:
-    """Set ``value`` at ``path`` inside a JSON / JSONC / TOML document.
+    """Set ``value`` at ``path`` inside a JSON / JSONC / TOML / YAML document.
 
     Args:
         file: the document (created when missing).

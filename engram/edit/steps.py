@@ -7,7 +7,7 @@ remember. The engine reads, verifies and writes.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from engram.edit import markdown, toml_doc
@@ -19,6 +19,8 @@ from engram.edit.ledger import (
     MD_BLOCK,
     OWNED_FILE,
     TOML_VALUE,
+    YAML_LIST_ITEM,
+    YAML_VALUE,
     Entry,
     Ledger,
     fingerprint,
@@ -28,6 +30,7 @@ from engram.edit.plan import (
     AddToList,
     DocFormat,
     Edit,
+    JSONValue,
     ManagedBlock,
     OwnedFile,
     RemoveBlock,
@@ -129,6 +132,8 @@ def reverse_entry(entry: Entry, text: str | None, *, force: bool) -> Step:
         new, _ = toml_doc.set_value(text, path, entry.undo["replaced"], where)
     elif entry.kind == TOML_VALUE:
         new = toml_doc.remove_value(text, path, entry.undo.get("appended"), where)
+    elif entry.kind in (YAML_VALUE, YAML_LIST_ITEM):
+        new = _reverse_yaml(entry, text)
     elif entry.kind == MD_BLOCK:
         new = markdown.remove_block(text, entry.block_id, entry.undo.get("sep"), where)
     else:
@@ -138,15 +143,49 @@ def reverse_entry(entry: Entry, text: str | None, *, force: bool) -> Step:
     return Step(new, forget=ident)
 
 
+def _reverse_yaml(entry: Entry, text: str) -> str:
+    from engram.edit import yaml_doc  # ruamel only for the hosts that need it
+
+    path, inserted = tuple(entry.path), entry.undo.get("inserted")
+    if entry.kind == YAML_LIST_ITEM:
+        return yaml_doc.remove_from_list(text, path, entry.item, inserted, entry.file)
+    if "replaced" in entry.undo:
+        return yaml_doc.set_value(text, path, entry.undo["replaced"], entry.file)[0]
+    return yaml_doc.remove_value(text, path, inserted, entry.file)
+
+
+def _reader(kind: str) -> Callable[[str, tuple[str, ...], str], tuple[bool, JSONValue]]:
+    """The ``get`` of the editor that wrote an entry of ``kind``."""
+    if kind == TOML_VALUE:
+        return toml_doc.get
+    if kind in (YAML_VALUE, YAML_LIST_ITEM):
+        from engram.edit import yaml_doc
+
+        return yaml_doc.get
+    return jsonc.get
+
+
+def _value_kind(fmt: DocFormat) -> str:
+    return {DocFormat.TOML: TOML_VALUE, DocFormat.YAML: YAML_VALUE}.get(fmt, JSON_VALUE)
+
+
+def _list_kind(fmt: DocFormat) -> str:
+    return YAML_LIST_ITEM if fmt is DocFormat.YAML else JSON_LIST_ITEM
+
+
+def entry_value(entry: Entry, text: str) -> tuple[bool, JSONValue]:
+    """``(found, value)`` now at the path of a value or list entry, read by its own editor."""
+    return _reader(entry.kind)(text, tuple(entry.path), entry.file)
+
+
 def current_fingerprint(entry: Entry, text: str) -> str | None:
     """Fingerprint of what is now where ``entry`` wrote (None when it is gone)."""
     where, path = entry.file, tuple(entry.path)
-    if entry.kind in (JSON_VALUE, TOML_VALUE):
-        reader = jsonc.get if entry.kind == JSON_VALUE else toml_doc.get
-        found, value = reader(text, path, where)
+    if entry.kind in (JSON_VALUE, TOML_VALUE, YAML_VALUE):
+        found, value = _reader(entry.kind)(text, path, where)
         return fingerprint(value) if found else None
-    if entry.kind == JSON_LIST_ITEM:
-        found, value = jsonc.get(text, path, where)
+    if entry.kind in (JSON_LIST_ITEM, YAML_LIST_ITEM):
+        found, value = _reader(entry.kind)(text, path, where)
         items = value if found and isinstance(value, list) else []
         return entry.sha256 if any(same(item, entry.item) for item in items) else None
     if entry.kind == MD_BLOCK:
@@ -157,12 +196,10 @@ def current_fingerprint(entry: Entry, text: str) -> str | None:
 
 def _set_value(edit: SetValue, text: str | None, ledger: Ledger, *, force: bool) -> Step:
     file, path = str(edit.file), edit.path
-    is_toml = edit.format is DocFormat.TOML
-    kind = TOML_VALUE if is_toml else JSON_VALUE
+    kind = _value_kind(edit.format)
     probe = Entry(file, kind, "", edit.format.value, list(path))
     owned = _recorded(ledger, probe)
-    reader = toml_doc.get if is_toml else jsonc.get
-    found, current = reader(text or "", path, file)
+    found, current = _reader(kind)(text or "", path, file)
     if found and same(current, edit.value):
         return Step(text, owned, note="already linked")
     mine = owned is not None and owned.sha256 == fingerprint(current)
@@ -170,11 +207,16 @@ def _set_value(edit: SetValue, text: str | None, ledger: Ledger, *, force: bool)
         return Step(text, conflict=f"existing {'.'.join(path)} differs — use --force to replace it")
     entry = Entry(file, kind, fingerprint(edit.value), edit.format.value, list(path))
     entry.created_file = text is None
-    if is_toml:
+    if kind == TOML_VALUE:
         new, appended = toml_doc.set_value(text or "", path, edit.value, file)
         entry.undo = {"appended": appended} if appended else {}
         if found:  # unlink puts the user's value back
             entry.undo = {"replaced": current}
+    elif kind == YAML_VALUE:
+        from engram.edit import yaml_doc
+
+        new, inserted = yaml_doc.set_value(text or "", path, edit.value, file)
+        entry.undo = {"replaced": current} if found else {"inserted": inserted} if inserted else {}
     else:
         strict = edit.format is DocFormat.JSON
         new, undo = jsonc.set_value(text or "", path, edit.value, strict=strict, where=file)
@@ -188,6 +230,8 @@ def _set_value(edit: SetValue, text: str | None, ledger: Ledger, *, force: bool)
 
 def _add_to_list(edit: AddToList, text: str | None) -> Step:
     file = str(edit.file)
+    if edit.format is DocFormat.YAML:
+        return _add_to_yaml_list(edit, text)
     strict = edit.format is DocFormat.JSON
     new, undo = jsonc.add_to_list(text or "", edit.path, edit.item, strict=strict, where=file)
     entry = Entry(file, JSON_LIST_ITEM, fingerprint(edit.item), edit.format.value, list(edit.path))
@@ -196,6 +240,19 @@ def _add_to_list(edit: AddToList, text: str | None) -> Step:
         return Step(text, None, note="already linked")
     entry.undo = undo.to_dict()
     return Step(new, entry)
+
+
+def _add_to_yaml_list(edit: AddToList, text: str | None) -> Step:
+    from engram.edit import yaml_doc
+
+    file = str(edit.file)
+    done = yaml_doc.add_to_list(text or "", edit.path, edit.item, file)
+    if done is None:
+        return Step(text, None, note="already linked")
+    entry = Entry(file, YAML_LIST_ITEM, fingerprint(edit.item), edit.format.value, list(edit.path))
+    entry.item, entry.created_file = edit.item, text is None
+    entry.undo = {"inserted": done[1]} if done[1] else {}
+    return Step(done[0], entry)
 
 
 def _owned_file(edit: OwnedFile, text: str | None, ledger: Ledger, *, force: bool) -> Step:
@@ -217,10 +274,10 @@ def _removal(edit: Edit, text: str | None, ledger: Ledger, *, force: bool) -> St
     """RemoveValue / RemoveFromList / RemoveBlock / RemoveFile as planned by a host."""
     file = str(edit.file)
     if isinstance(edit, RemoveValue):
-        kind = TOML_VALUE if edit.format is DocFormat.TOML else JSON_VALUE
-        probe = Entry(file, kind, "", edit.format.value, list(edit.path))
+        probe = Entry(file, _value_kind(edit.format), "", edit.format.value, list(edit.path))
     elif isinstance(edit, RemoveFromList):
-        probe = Entry(file, JSON_LIST_ITEM, fingerprint(edit.item), edit.format.value)
+        kind = _list_kind(edit.format)
+        probe = Entry(file, kind, fingerprint(edit.item), edit.format.value)
         probe.path, probe.item = list(edit.path), edit.item
     elif isinstance(edit, RemoveBlock):
         probe = Entry(file, MD_BLOCK, "", "markdown", block_id=edit.block_id)
@@ -271,6 +328,6 @@ def _describe(entry: Entry) -> str:
         return f"the '{entry.block_id}' block"
     if entry.kind == OWNED_FILE:
         return "the file"
-    if entry.kind == JSON_LIST_ITEM:
+    if entry.kind in (JSON_LIST_ITEM, YAML_LIST_ITEM):
         return f"the entry in {'.'.join(entry.path)}"
     return ".".join(entry.path)

@@ -45,7 +45,7 @@ def verify(path: Path, before: str | None, after: str | None, applied: list[Edit
                 _check(got is not None and got.rstrip("\n") == want.rstrip("\n"), where, "block")
         return
     fmt = getattr(first, "format", DocFormat.JSON)
-    reader = toml_doc.load if fmt is DocFormat.TOML else jsonc.load
+    reader = _loader(fmt)
     old: Any = reader(before or "", where)
     new: Any = reader(after, where)
     for edit in applied:
@@ -61,6 +61,16 @@ def verify(path: Path, before: str | None, after: str | None, applied: list[Edit
         for data in (old_rest, new_rest):
             _strip(data, edit)
     _check(same(old_rest, new_rest), where, "the rest of the file")
+
+
+def _loader(fmt: DocFormat) -> Any:
+    if fmt is DocFormat.TOML:
+        return toml_doc.load
+    if fmt is DocFormat.YAML:
+        from engram.edit import yaml_doc  # ruamel only for the hosts that need it
+
+        return yaml_doc.load
+    return jsonc.load
 
 
 def _get(data: Any, path: tuple[str, ...]) -> tuple[bool, JSONValue]:

@@ -29,6 +29,7 @@ COMMAND_MODULES: list[str] = [
     "observations",
     "recall",
     "backup",
+    "migrate",
     "sync",
     "projects",
     "project_cleanup",

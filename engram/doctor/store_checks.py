@@ -12,6 +12,7 @@ from pathlib import Path
 
 from engram.doctor.findings import Finding, Severity
 from engram.doctor.runner import Check, DoctorContext
+from engram.doctor.store_format import check_format, go_flavour_of
 from engram.errors import EngramError
 
 _DATA_DIR_REMEDY = "set ENGRAM_DATA_DIR to an absolute local path, or unset it for ~/.engram"
@@ -95,6 +96,11 @@ def check_fts(ctx: DoctorContext) -> Iterator[Finding]:
     if not db.exists():
         yield Finding("store.fts", Severity.SKIP, "no database yet", str(db))
         return
+    if go_flavour_of(db) is not None:  # its index also holds soft-deleted rows, by design
+        yield Finding(
+            "store.fts", Severity.SKIP, "a Go engram store: `engram migrate` rebuilds the index"
+        )
+        return
     try:
         store = Store(db, migrate_schema=False)
         try:
@@ -131,6 +137,11 @@ def check_round_trip(ctx: DoctorContext) -> Iterator[Finding]:
     try:
         data_dir = resolve_data_dir(ctx.env)
     except EngramError:
+        return
+    if go_flavour_of(data_dir / DB_FILENAME) is not None:  # a write would convert it
+        yield Finding(
+            "store.round_trip", Severity.SKIP, "a Go engram store: run `engram migrate` first"
+        )
         return
     if (data_dir / DB_FILENAME).exists():
         yield _round_trip(data_dir, os.urandom(6).hex())
@@ -179,4 +190,10 @@ def _round_trip(data_dir: Path, token: str) -> Finding:
     )
 
 
-CHECKS: list[Check] = [check_data_dir, check_integrity, check_fts, check_round_trip]
+CHECKS: list[Check] = [
+    check_data_dir,
+    check_format,
+    check_integrity,
+    check_fts,
+    check_round_trip,
+]

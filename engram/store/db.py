@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from engram.errors import EngramError
 from engram.store.datadir import DEFAULT_MOUNTINFO, data_dir_of, ensure_data_dir
 from engram.store.errors import store_error
-from engram.store.migrate import migrate
+from engram.store.migrate import migrate, migrate_check
 
 TYPE_CHECKING = False  # typing costs the hook path more than its work
 if TYPE_CHECKING:
@@ -63,6 +63,7 @@ class Store:
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
     ) -> None:
         path = self._file = os.fspath(path)  # a string: pathlib costs the hook path its work
+        self._scratch: str | None = None  # a read view's temporary folder, removed on close
         self._busy_ms = busy_timeout_ms
         # A caller with a short deadline (a hook) gets one wait, not five.
         self._retries = _BUSY_RETRIES if busy_timeout_ms >= BUSY_TIMEOUT_MS else 1
@@ -86,12 +87,15 @@ class Store:
         # transaction must not interleave with another thread's statements.
         self._lock = _thread.RLock()
         try:
-            self._configure()
+            self._configure(check_format=migrate_schema)
             if migrate_schema:
-                _with_busy_retry(lambda: migrate(self._conn), self._retries)
+                _with_busy_retry(lambda: migrate(self._conn, checked=True), self._retries)
         except (sqlite3.OperationalError, OverflowError) as exc:
             self._conn.close()
             raise store_error(exc, path) from None
+        except BaseException:
+            self._conn.close()
+            raise
 
     @classmethod
     def open(
@@ -112,7 +116,17 @@ class Store:
                 ``store.bad_data_dir``, ``store.open_failed``, ``store.schema_too_new``.
         """
         directory = data_dir if data_dir is not None else data_dir_of(env)
-        return cls(ensure_data_dir(directory, mountinfo), busy_timeout_ms=busy_timeout_ms)
+        path = ensure_data_dir(directory, mountinfo)
+        try:
+            return cls(path, busy_timeout_ms=busy_timeout_ms)
+        except EngramError as exc:
+            if exc.code != "store.go_format":
+                raise
+            # The first write to a Go engram store converts it (after a verified backup).
+            from engram.store.legacy.migrate_go import auto_migrate
+
+            auto_migrate(path, str(exc.details["flavour"]), busy_timeout_ms=busy_timeout_ms)
+        return cls(path, busy_timeout_ms=busy_timeout_ms)
 
     @classmethod
     def open_for_reading(
@@ -126,14 +140,28 @@ class Store:
         gets an empty in-memory store (read commands must not make a store, or a folder)."""
         directory = data_dir if data_dir is not None else data_dir_of(env)
         path = ensure_data_dir(directory, mountinfo, create=False)
-        if os.path.exists(path):
+        if not os.path.exists(path):
+            return cls(path, in_memory=True)
+        try:
             return cls(path)
-        return cls(path, in_memory=True)
+        except EngramError as exc:
+            if exc.code != "store.go_format":
+                raise
+            flavour = str(exc.details["flavour"])
+        # A Go engram store is read through a converted scratch copy: nothing is written to it.
+        from engram.store.legacy.migrate_go import read_view
 
-    def _configure(self) -> None:
+        scratch, copy = read_view(path, flavour)
+        store = cls(copy)
+        store._scratch = scratch
+        return store
+
+    def _configure(self, *, check_format: bool) -> None:
         conn = self._conn
         conn.execute(f"PRAGMA busy_timeout = {self._busy_ms:d}")
         try:
+            if check_format:  # before WAL is switched on: a foreign file is never written
+                _with_busy_retry(lambda: migrate_check(conn), self._retries)
             _with_busy_retry(
                 lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone(), self._retries
             )
@@ -214,8 +242,18 @@ class Store:
         return "\n".join(str(row[0]) for row in rows)
 
     def close(self) -> None:
-        """Close the connection (idempotent)."""
+        """Close the connection (idempotent); a read view's scratch copy goes with it."""
         self._conn.close()
+        if self._scratch is not None:
+            import shutil
+
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+
+    @property
+    def is_read_view(self) -> bool:
+        """True for a converted scratch copy of a Go engram store (see :meth:`open_for_reading`)."""
+        return self._scratch is not None
 
     def __enter__(self) -> Store:
         return self

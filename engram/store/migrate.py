@@ -62,23 +62,17 @@ def schema_version(conn: sqlite3.Connection) -> int:
     return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
-def migrate(conn: sqlite3.Connection) -> int:
+def migrate(conn: sqlite3.Connection, *, checked: bool = False) -> int:
     """Bring the schema up to date; return the resulting version.
 
-    ``conn`` must be in autocommit mode (``isolation_level=None``).
+    ``conn`` must be in autocommit mode (``isolation_level=None``); ``checked``: the caller
+    already ran :func:`migrate_check` on it.
 
     Raises:
         EngramError ``store.schema_too_new`` when the database was written by a newer Engram.
     """
     migrations = available_migrations()
-    latest = migrations[-1].version if migrations else 0
-    current = schema_version(conn)
-    if current > latest:
-        raise EngramError(
-            "store.schema_too_new",
-            f"the database schema (version {current}) is newer than this Engram ({latest})",
-            "upgrade Engram (pip install -U engram-keeper)",
-        )
+    current = schema_version(conn) if checked else migrate_check(conn)
     for migration in migrations:
         if migration.version <= current:
             continue
@@ -97,6 +91,67 @@ def migrate(conn: sqlite3.Connection) -> int:
                 conn.execute("ROLLBACK")
             raise
     return schema_version(conn)
+
+
+def migrate_check(conn: sqlite3.Connection) -> int:
+    """The database's schema version, after the checks :func:`migrate` runs before writing.
+
+    Raises:
+        EngramError: ``store.schema_too_new``, ``store.go_format``, ``store.schema_mismatch``,
+            ``store.unknown_schema``.
+    """
+    migrations = available_migrations()
+    latest = migrations[-1].version if migrations else 0
+    current = schema_version(conn)
+    if current > latest:
+        raise EngramError(
+            "store.schema_too_new",
+            f"the database schema (version {current}) is newer than this Engram ({latest})",
+            "upgrade Engram (pip install -U engram-keeper)",
+        )
+    if not _looks_like_version(conn, current):
+        # Another tool's database (the Go engram's), or ours with a user_version its tables
+        # contradict: refused (or handed to engram.store.legacy) before anything is written.
+        from engram.store.legacy.detect import refuse_foreign
+
+        refuse_foreign(conn, current)
+    return current
+
+
+def create_schema(conn: sqlite3.Connection) -> int:
+    """Run every migration's statements inside the caller's transaction (a database being
+    converted); set and return the latest version."""
+    latest = 0
+    for migration in available_migrations():
+        for statement in _statements(migration.sql):
+            conn.execute(statement)
+        latest = migration.version
+    conn.execute(f"PRAGMA user_version = {latest:d}")
+    return latest
+
+
+# Objects each migration creates that no later one drops: a database at version N has the
+# sentinels of every migration <= N and none of a later one (tests/store/test_legacy_detect.py
+# checks each name against its migration file). A migration without a sentinel is not listed.
+SENTINELS = {
+    1: "observations",
+    2: "governed_memories",
+    4: "observation_titles",
+    5: "store_meta",
+    6: "sync_mutations",
+    7: "cloud_upgrade_state",
+    9: "observations_live",
+}
+
+
+def _looks_like_version(conn: sqlite3.Connection, version: int) -> bool:
+    """Whether the schema objects agree with ``user_version`` (0: an empty database)."""
+    names = {str(row[0]) for row in conn.execute("SELECT name FROM sqlite_master")}
+    if version == 0:
+        return not {name for name in names if not name.startswith("sqlite_")}
+    if version < 0:
+        return False
+    return all((name in names) == (number <= version) for number, name in SENTINELS.items())
 
 
 def _statements(script: str) -> list[str]:

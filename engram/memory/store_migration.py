@@ -1,0 +1,75 @@
+"""``engram migrate``: bring the database in the data directory to this Engram's schema.
+
+A Go engram store is backed up (the db triplet, verified) and converted in place
+(:mod:`engram.store.legacy`); an Engram store with pending migrations is migrated; a current
+one is left alone. Anything else is refused by the store with its one-line reason.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from engram.store.db import Store
+
+
+@dataclass(frozen=True)
+class MigrationOutcome:
+    """What ``engram migrate`` did: ``state`` is converted, migrated, current or missing."""
+
+    state: str
+    path: str
+    schema_version: int = 0
+    from_version: int = 0
+    go_flavour: str | None = None
+    backup: str | None = None
+    copied: dict[str, int] = field(default_factory=dict)
+    placeholder_sessions: int = 0
+    kept_tables: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields."""
+        return dict(self.__dict__)
+
+
+def migrate_store(data_dir: str | os.PathLike[str] | None = None) -> MigrationOutcome:
+    """Convert or migrate the store in ``data_dir`` (default: ENGRAM_DATA_DIR / ~/.engram).
+
+    Raises:
+        EngramError: ``store.backup_failed``, ``store.convert_failed``, ``store.schema_too_new``,
+            ``store.unknown_schema``, ``store.schema_mismatch``, ``store.busy``...
+    """
+    from engram.store.datadir import data_dir_of, ensure_data_dir
+    from engram.store.legacy.detect import go_flavour, open_read_only
+    from engram.store.legacy.migrate_go import migrate_in_place
+    from engram.store.migrate import schema_version
+
+    path = ensure_data_dir(data_dir if data_dir is not None else data_dir_of(), create=False)
+    if not os.path.exists(path):
+        return MigrationOutcome("missing", path)
+    probe = open_read_only(path)
+    try:
+        before, flavour = schema_version(probe), go_flavour(probe)
+    finally:
+        probe.close()
+    if flavour is not None and before == 0:
+        result = migrate_in_place(path)
+        if result is not None:
+            with Store(path) as store:
+                version = schema_version(store.connection)
+            report = result.report
+            return MigrationOutcome(
+                "converted",
+                path,
+                version,
+                0,
+                flavour,
+                result.backup,
+                report.copied,
+                report.placeholder_sessions,
+                report.kept_tables,
+            )
+    with Store(path) as store:
+        version = schema_version(store.connection)
+    return MigrationOutcome("current" if version == before else "migrated", path, version, before)

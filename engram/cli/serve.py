@@ -21,7 +21,11 @@ def serve_command(
     ] = None,
     host: Annotated[
         str,
-        typer.Option("--host", help="Address to bind; anything but loopback exposes memory."),
+        typer.Option(
+            "--host",
+            help="Address to bind. Beyond loopback it needs ENGRAM_HTTP_TOKEN, then asked on "
+            "every route but GET /health.",
+        ),
     ] = "127.0.0.1",
 ) -> None:
     """Serve memory over HTTP on 127.0.0.1:7437 (ENGRAM_SOCKET for a Unix socket)."""
@@ -32,10 +36,36 @@ def serve_command(
     address, warnings = choose_address(port, host)
     for message in warnings:
         warn(message)
-    extra: frozenset[str] = frozenset()
-    if not is_loopback(host):
-        warn(f"binding {host}: other machines can reach this server; set ENGRAM_HTTP_TOKEN")
-        extra = frozenset({host})
+    wide = address.socket_path is None and not is_loopback(host)
+    if wide:
+        _check_wide_bind(host)
     with open_store() as store:
-        code = run(store, address, extra_hosts=extra)
+        code = run(
+            store, address, extra_hosts=frozenset({host}) if wide else frozenset(), wide=wide
+        )
     raise typer.Exit(code)
+
+
+def _check_wide_bind(host: str) -> None:
+    """A bind beyond loopback serves only with ENGRAM_HTTP_TOKEN, which then guards it all.
+
+    Raises:
+        EngramError: ``serve.token_required`` when no token is configured.
+    """
+    import os
+
+    from engram.errors import EngramError
+    from engram.http.guard import TOKEN_ENV
+
+    if not os.environ.get(TOKEN_ENV, "").strip():
+        raise EngramError(
+            "serve.token_required",
+            f"refusing to bind {host} without {TOKEN_ENV}: other machines could read and "
+            "change every memory",
+            f"set {TOKEN_ENV} to a long random secret, or bind 127.0.0.1",
+        )
+    warn(
+        f"binding {host}: other machines can reach this server; every route but GET /health "
+        f"(memories, search, export, import, deletes and /mcp) needs "
+        f"`Authorization: Bearer <{TOKEN_ENV}>`"
+    )

@@ -20,6 +20,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute
 
 from engram.http.guard import LocalOnly
+from engram.http.token_gate import TokenGate
 
 if TYPE_CHECKING:
     from engram.store.db import Store
@@ -59,6 +60,7 @@ def build_app(
     reader: Store | None = None,
     mcp: bool = True,
     extra_hosts: frozenset[str] = frozenset(),
+    token_everywhere: bool = False,
 ) -> Starlette:
     """The app serving ``store``.
 
@@ -68,6 +70,8 @@ def build_app(
             loop (default: ``store`` itself).
         mcp: also serve MCP over streamable HTTP at ``/mcp``.
         extra_hosts: host names accepted besides loopback (a non-loopback bind address).
+        token_everywhere: every route but ``GET /health`` needs ENGRAM_HTTP_TOKEN (a bind
+            beyond loopback); else only the guarded routes and MCP tools do.
     """
     from engram.memory.sync_status import set_sync_status_provider
     from engram.sync.status import runtime_status
@@ -91,7 +95,10 @@ def build_app(
 
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(LocalOnly, extra_hosts=extra_hosts)],
+        middleware=[
+            Middleware(LocalOnly, extra_hosts=extra_hosts),
+            Middleware(TokenGate, everywhere=token_everywhere),
+        ],
         exception_handlers={404: _not_found, 405: _not_allowed},
         lifespan=lifespan,
     )

@@ -131,11 +131,7 @@ def check_token(request: Request, rule: TokenRule) -> None:
                 remedy="set ENGRAM_HTTP_TOKEN for `engram serve`, or run the CLI equivalent",
             )
         return
-    given = request.headers.get("authorization", "")
-    scheme, _, credential = given.partition(" ")
-    valid = scheme.lower() == "bearer" and hmac.compare_digest(
-        credential.strip().encode("utf-8"), expected.strip().encode("utf-8")
-    )
+    valid = bearer_matches(request.headers.get("authorization", ""))
     if not valid:
         raise HttpProblem(
             401,
@@ -143,3 +139,13 @@ def check_token(request: Request, rule: TokenRule) -> None:
             "missing or wrong bearer token",
             remedy="send `Authorization: Bearer <ENGRAM_HTTP_TOKEN>`",
         )
+
+
+def bearer_matches(header: str) -> bool:
+    """Whether an ``Authorization`` header carries ``Bearer <ENGRAM_HTTP_TOKEN>`` (compared in
+    constant time; False when no token is configured)."""
+    expected = os.environ.get(TOKEN_ENV, "").strip()
+    scheme, _, credential = header.partition(" ")
+    if not expected or scheme.lower() != "bearer":
+        return False
+    return hmac.compare_digest(credential.strip().encode("utf-8"), expected.encode("utf-8"))

@@ -191,8 +191,13 @@ def probe_health(address: ListenAddress, timeout: float = PROBE_TIMEOUT_S) -> di
     return None
 
 
-def run(store: Store, address: ListenAddress, *, extra_hosts: frozenset[str]) -> int:
+def run(
+    store: Store, address: ListenAddress, *, extra_hosts: frozenset[str], wide: bool = False
+) -> int:
     """Serve until interrupted; 0 also when this store's server already owns the address.
+
+    ``wide``: the bind reaches beyond loopback, so every route but ``GET /health`` needs
+    ENGRAM_HTTP_TOKEN.
 
     Raises:
         EngramError: ``serve.address_in_use`` when something else owns the port or socket.
@@ -220,7 +225,7 @@ def run(store: Store, address: ListenAddress, *, extra_hosts: frozenset[str]) ->
     from engram.sync.cloud.status_provider import attach
 
     reader = Store(store.path)
-    app = build_app(store, reader=reader, extra_hosts=extra_hosts)
+    app = build_app(store, reader=reader, extra_hosts=extra_hosts, token_everywhere=wide)
     autosync = attach(store.path.parent)  # after build_app: its /sync/status provider wraps git's
     config = uvicorn.Config(
         app,

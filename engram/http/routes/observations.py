@@ -67,7 +67,7 @@ def get(call: Call) -> Any:
     return observation.get_observation(call.store, call.path_id()).to_dict()
 
 
-@endpoint(body=True)
+@endpoint(body=True, token="when_set")
 def update(call: Call) -> Any:
     """PATCH /observations/{id}?expected_project=X — change fields (owner asserted)."""
     obs_id = call.path_id()
@@ -106,7 +106,7 @@ def pin(call: Call) -> Any:
     return {"id": result.id, "pinned": result.pinned}
 
 
-@endpoint()
+@endpoint(token="when_set")
 def unpin(call: Call) -> Any:
     """DELETE /observations/{id}/pin — ``{id, pinned: false}``."""
     result = observation.set_pinned(call.store, call.path_id(), False)

@@ -89,6 +89,11 @@ def import_command(
         f" {result.prompts} prompts, {result.relations} relations"
         f" ({result.skipped} already present)"
     )
+    if result.unowned:
+        typer.echo(
+            f"{result.unowned} of them belong to no project (the Go tool's legacy rows): "
+            "assign one with `engram projects rescue-ownership --project <name> --session <id>`"
+        )
 
 
 def register(app: typer.Typer) -> None:

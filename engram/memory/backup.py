@@ -7,7 +7,10 @@ Format ``0.2.0`` (what :func:`export_backup` writes)::
 
 Record fields are :mod:`engram.store.backup`'s field lists. Observations carry their pin
 state; relations carry their judgment and supersession metadata. Import also accepts ``0.1.0``
-backups, which have no pins and no relations.
+backups, which have no pins and no relations, and every file the Go ``engram export`` writes
+(``0.1.0`` from v0.1.x and 2.x, ``0.2.0``): a row whose project the Go tool left out arrives
+unowned (project ``""``), as rows from the schema where the project was nullable are kept;
+``ImportResult.unowned`` counts them.
 
 Import is all or nothing: the whole file is validated first (JSON, version, every record's
 required fields and types, references between records), then written in one transaction.
@@ -43,6 +46,7 @@ class ImportResult:
     prompts: int
     relations: int
     skipped: int
+    unowned: int = 0  # observations and prompts that arrived without a project
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields."""
@@ -100,6 +104,7 @@ def import_backup(store: Store, text: str, *, source: str = "backup") -> ImportR
         counts.prompts,
         counts.relations,
         counts.skipped,
+        backup_schema.unowned_count(rows),
     )
 
 

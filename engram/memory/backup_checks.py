@@ -103,8 +103,8 @@ def _first(
 
 def _project_problem(record: dict[str, Any]) -> str | None:
     raw = record.get("project")
-    if not isinstance(raw, str) or (raw == "" and "scope" not in record):
-        return None  # sessions and prompts of old files may carry no project
+    if not isinstance(raw, str) or raw == "":
+        return None  # a legacy row without a project (old files, the Go tool's): unowned
     try:
         record["project"] = normalize_project_name(raw).name
     except EngramError as exc:

@@ -45,7 +45,8 @@ OBSERVATION = {
     "title": FieldSpec("text", True),
     "content": FieldSpec("str", True),
     "tool_name": FieldSpec("str?"),
-    "project": FieldSpec("str", True),
+    # The Go tool omits a NULL project (rows from its nullable-project schema): kept unowned.
+    "project": FieldSpec("str?", default=""),
     "scope": FieldSpec("text", default="project"),
     "topic_key": FieldSpec("str?"),
     "normalized_hash": FieldSpec("str?"),
@@ -127,6 +128,7 @@ def validate(data: dict[str, Any], version: str, *, source: str) -> BackupRows:
         prompts=_records(data, "prompts", prompt_spec, source, required=True),
         relations=[] if legacy else _records(data, "relations", RELATION, source),
     )
+    _keep_legacy_rows(rows)
     _redact_private(rows)
     from engram.memory.backup_checks import check_rows
 
@@ -136,9 +138,7 @@ def validate(data: dict[str, Any], version: str, *, source: str) -> BackupRows:
             if not record["sync_id"]:
                 record["sync_id"] = _legacy_sync_id(kind, record)
     for observation in rows.observations:
-        if legacy:
-            observation["pinned"] = False  # 0.1.0 had no pin state: nothing arrives pinned.
-        observation["pinned"] = bool(observation["pinned"])
+        observation["pinned"] = bool(observation["pinned"])  # absent in 0.1.0: not pinned
         observation["updated_at"] = observation["updated_at"] or observation["created_at"]
         if not observation["normalized_hash"]:
             observation["normalized_hash"] = _content_hash(observation["content"])
@@ -160,6 +160,33 @@ def validate(data: dict[str, Any], version: str, *, source: str) -> BackupRows:
                 source, f"relations[{index}].superseded_by_id {target} is not in the file"
             )
     return rows
+
+
+def _keep_legacy_rows(rows: BackupRows) -> None:
+    """What the Go tool's exports hold and ours never do, made the shape the store keeps.
+
+    A NULL project (omitted by the Go tool) becomes ``""``, an unowned row, as the store keeps
+    rows of the schema where the project was nullable (``engram projects rescue-ownership``
+    assigns one); an empty session id (the Go tool's NOT NULL string) means no session; an
+    empty title is taken from the content's first line.
+    """
+    for kind in (rows.observations, rows.prompts):
+        for record in kind:
+            if record.get("project") is None:
+                record["project"] = ""
+            if record.get("session_id") == "":
+                record["session_id"] = None
+    for observation in rows.observations:
+        if not observation["title"].strip():
+            first = next(
+                (ln.strip() for ln in observation["content"].splitlines() if ln.strip()), ""
+            )
+            observation["title"] = first[:80] or "(untitled)"
+
+
+def unowned_count(rows: BackupRows) -> int:
+    """How many observations and prompts of a validated backup belong to no project."""
+    return sum(1 for kind in (rows.observations, rows.prompts) for r in kind if not r["project"])
 
 
 # A backup is input like any other: a hand-edited file must not store a <private> span.

@@ -22,7 +22,7 @@ def go_v01_export(db: Path) -> dict[str, Any]:
     conn.row_factory = sqlite3.Row
 
     def pick(sql: str) -> list[dict[str, Any]]:
-        return [{k: r[k] for k in r.keys() if r[k] is not None} for r in conn.execute(sql)]
+        return [{k: v for k, v in dict(r).items() if v is not None} for r in conn.execute(sql)]
 
     data = {
         "version": "0.1.0",

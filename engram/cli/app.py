@@ -185,6 +185,14 @@ def main(argv: list[str] | None = None) -> int:
             err=True,
         )
         return 1
+    except ModuleNotFoundError as exc:  # an optional extra that is not installed
+        from engram.cli.extras import missing_extra_error
+
+        missing = missing_extra_error(exc)
+        if missing is None:
+            raise
+        typer.echo(f"error: {missing.one_line()}", err=True)
+        return 1
     except Exception as exc:
         from engram.store.errors import as_user_error
 

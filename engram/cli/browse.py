@@ -16,12 +16,6 @@ from engram.errors import EngramError
 if TYPE_CHECKING:
     from engram.store.db import Store
 
-TUI_MISSING = EngramError(
-    "tui.not_installed",
-    "the terminal UI needs Textual, which is not installed",
-    "pip install 'engram-keeper[tui]'",
-)
-
 NO_TERMINAL = EngramError(
     "tui.no_terminal",
     "the terminal UI needs an interactive terminal (stdin or stdout is not one)",
@@ -39,10 +33,10 @@ def tui_command(
     """Browse memories in an interactive terminal UI (keys: s search, p project, q back)."""
     try:
         from engram.tui.app import EngramApp
-    except ImportError as exc:
-        if exc.name is not None and exc.name.split(".")[0] != "textual":
-            raise
-        raise TUI_MISSING from exc
+    except ModuleNotFoundError as exc:
+        from engram.cli.extras import missing_extra_error
+
+        raise (missing_extra_error(exc) or exc) from None
     from engram.cli.selection import open_store
 
     with open_store() as store:

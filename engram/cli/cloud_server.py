@@ -4,6 +4,11 @@ local store. psycopg, Starlette and uvicorn are imported inside the commands."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -27,18 +32,63 @@ repair_app = typer.Typer(
 
 
 def serve_command() -> None:
-    """Run the cloud server (sync API + admin API) over Postgres, configured by env vars."""
+    """Run the cloud server (sync API, admin API, dashboard) over Postgres.
+
+    With ENGRAM_DATABASE_URL unset it starts (and stops) its own PostgreSQL under the data
+    dir, with generated secrets kept there; see docs/cloud.md."""
     from engram.cloud.app import serve
     from engram.cloud.settings import CloudSettings
 
-    serve(CloudSettings.from_env())
+    if os.environ.get("ENGRAM_DATABASE_URL", "").strip():
+        serve(CloudSettings.from_env())
+        return
+    from engram.cloud.embedded_postgres import (
+        EmbeddedPostgres,
+        describe,
+        server_environment,
+        team_dir,
+    )
+
+    # uvicorn re-raises the SIGTERM it caught once it has shut down; as an exception it lets
+    # the cluster below stop in order instead of being orphaned.
+    signal.signal(signal.SIGTERM, _exit_on_signal)
+    signal.signal(signal.SIGHUP, _exit_on_signal)
+    with EmbeddedPostgres(team_dir()).start() as pg:
+        settings = CloudSettings.from_env(server_environment(pg, os.environ))
+        host = f"[{settings.host}]" if ":" in settings.host else settings.host
+        banner = [
+            f"database: {describe(pg)}",
+            f"dashboard: http://{host}:{settings.port}/dashboard",
+            "first admin (in another terminal): engram cloud bootstrap admin --username YOU"
+            " --issue-token",
+        ]
+        serve(settings, banner=banner)
 
 
-def _open_cloud_store() -> CloudStore:
-    from engram.cloud.settings import database_url_from_env
+def _exit_on_signal(signum: int, _frame: object) -> None:
+    raise SystemExit(0)
+
+
+@contextmanager
+def _open_cloud_store() -> Iterator[tuple[CloudStore, Mapping[str, str]]]:
+    """The cloud database and the environment its server runs with: ENGRAM_DATABASE_URL's,
+    or the embedded team server's (attached when `engram cloud serve` runs it, else started
+    for this command)."""
     from engram.cloud.store.db import CloudStore
 
-    return CloudStore.open(database_url_from_env(), max_size=2)
+    if os.environ.get("ENGRAM_DATABASE_URL", "").strip():
+        with CloudStore.open(os.environ["ENGRAM_DATABASE_URL"].strip(), max_size=2) as store:
+            yield store, os.environ
+        return
+    from engram.cloud.embedded_postgres import EmbeddedPostgres, server_environment, team_dir
+
+    pg = EmbeddedPostgres(team_dir())
+    with contextlib.ExitStack() as stack:
+        if not pg.attach():
+            stack.enter_context(pg.start())
+        env = server_environment(pg, os.environ)
+        with CloudStore.open(env["ENGRAM_DATABASE_URL"], max_size=2) as store:
+            yield store, env
 
 
 def _print_token(raw: str | None, token: dict[str, object] | None) -> None:
@@ -82,8 +132,8 @@ def bootstrap_admin_command(
     from engram.cloud.bootstrap import bootstrap_admin
     from engram.cloud.settings import pepper_from_env
 
-    pepper = pepper_from_env() if issue_token is not None else ""
-    with _open_cloud_store() as store:
+    with _open_cloud_store() as (store, env):
+        pepper = pepper_from_env(env) if issue_token is not None else ""
         result = bootstrap_admin(
             store,
             username=username,
@@ -111,8 +161,8 @@ def recover_token_command(
     from engram.cloud.bootstrap import recover_token
     from engram.cloud.settings import pepper_from_env
 
-    pepper = pepper_from_env()
-    with _open_cloud_store() as store:
+    with _open_cloud_store() as (store, env):
+        pepper = pepper_from_env(env)
         result = recover_token(store, pepper=pepper, name=name, revoke_existing=revoke_existing)
     typer.echo(f"recovered a token for admin {result.user['username']}")
     _print_token(result.raw_token, result.token)
@@ -130,7 +180,7 @@ def materialize_command(
 
     if dry_run == apply:
         raise typer.BadParameter("pass exactly one of --dry-run or --apply")
-    with _open_cloud_store() as store:
+    with _open_cloud_store() as (store, _env):
         report = materialize_project(store, project, apply=apply)
     if as_json:
         emit_json(report.__dict__)

@@ -8,8 +8,10 @@ allowlisted projects, and runs uvicorn.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import logging
+import socket
 import sys
 from collections.abc import Sequence
 
@@ -20,6 +22,7 @@ from engram.cloud.problems import CloudProblem
 from engram.cloud.routes.requests import CloudContext, problem_response
 from engram.cloud.settings import CloudSettings
 from engram.cloud.store.db import CloudStore
+from engram.errors import EngramError
 
 ROUTE_GROUPS: list[str] = [
     "engram.cloud.routes.health",
@@ -52,13 +55,35 @@ def create_app(
     return app
 
 
-def serve(settings: CloudSettings) -> None:
-    """Run ``engram cloud serve`` until interrupted."""
+def _listen(settings: CloudSettings) -> socket.socket:
+    """The listening socket, bound before anything is printed: a busy port is one line."""
+    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((settings.host, settings.port))
+    except OSError as exc:
+        sock.close()
+        busy = exc.errno == errno.EADDRINUSE
+        raise EngramError(
+            "cloud.port_busy" if busy else "cloud.cannot_listen",
+            f"cannot listen on {settings.host}:{settings.port}: "
+            + ("the port is already in use" if busy else (exc.strerror or str(exc)).lower()),
+            "stop what listens there, or set ENGRAM_PORT to a free port",
+        ) from None
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(settings: CloudSettings, *, banner: Sequence[str] = ()) -> None:
+    """Run ``engram cloud serve`` until interrupted; ``banner`` lines follow the address."""
     import uvicorn
 
     from engram.cloud.materialize import materialize_project
 
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="[cloud] %(message)s")
+    sock = _listen(settings)
     store = CloudStore.open(settings.database_url)
     try:
         if not settings.allows_every_project:
@@ -68,12 +93,10 @@ def serve(settings: CloudSettings) -> None:
                     log.info("materialized %d chunk(s) for %s", report.chunks, project)
         mode = "insecure (no auth)" if settings.insecure else "authenticated"
         log.info("engram cloud on http://%s:%d (%s)", settings.host, settings.port, mode)
-        uvicorn.run(
-            create_app(settings, store),
-            host=settings.host,
-            port=settings.port,
-            log_level="warning",
-            access_log=False,
-        )
+        for line in banner:
+            log.info("%s", line)
+        config = uvicorn.Config(create_app(settings, store), log_level="warning", access_log=False)
+        uvicorn.Server(config).run(sockets=[sock])
     finally:
+        sock.close()
         store.close()

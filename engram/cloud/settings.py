@@ -1,7 +1,7 @@
 """``engram cloud serve`` settings from the environment, refused in one line when incoherent.
 
-Two modes, exclusive: authenticated (``ENGRAM_CLOUD_TOKEN`` + an explicit, non-default
-``ENGRAM_JWT_SECRET``) or insecure local development (``ENGRAM_CLOUD_INSECURE_NO_AUTH=1``).
+Two modes, exclusive: authenticated (managed tokens through ``ENGRAM_CLOUD_TOKEN_PEPPER``, the
+legacy ``ENGRAM_CLOUD_TOKEN``, or both, + an explicit, non-default ``ENGRAM_JWT_SECRET``) or insecure local development (``ENGRAM_CLOUD_INSECURE_NO_AUTH=1``).
 ``ENGRAM_CLOUD_ALLOWED_PROJECTS`` is required in both (``*`` allows every project).
 ``ENGRAM_CLOUD_TOKEN_PEPPER`` turns on managed tokens; without it only the legacy env tokens
 authenticate.
@@ -112,10 +112,12 @@ class CloudSettings:
                     "unset ENGRAM_CLOUD_ADMIN or leave insecure mode",
                 )
             return
-        if not self.sync_token:
+        if not self.sync_token and not self.token_pepper:
             raise _refuse(
-                "ENGRAM_CLOUD_TOKEN is not set (authenticated mode needs it)",
-                "set ENGRAM_CLOUD_TOKEN, or ENGRAM_CLOUD_INSECURE_NO_AUTH=1 for local development",
+                "neither ENGRAM_CLOUD_TOKEN_PEPPER nor ENGRAM_CLOUD_TOKEN is set (authenticated"
+                " mode needs managed tokens or the legacy token)",
+                "set ENGRAM_CLOUD_TOKEN_PEPPER (managed tokens), or ENGRAM_CLOUD_INSECURE_NO_AUTH=1"
+                " for local development",
             )
         if self.jwt_secret.lower() in _DEFAULT_SECRETS:
             raise _refuse(
@@ -164,12 +166,3 @@ def pepper_from_env(env: Mapping[str, str] | None = None) -> str:
             "give the token pepper its own random secret",
         )
     return pepper
-
-
-def database_url_from_env(env: Mapping[str, str] | None = None) -> str:
-    """``ENGRAM_DATABASE_URL`` for the server-side CLI commands (refused when missing)."""
-    env = os.environ if env is None else env
-    url = env.get("ENGRAM_DATABASE_URL", "").strip()
-    if not url:
-        raise _refuse("ENGRAM_DATABASE_URL is not set", "set it to the Postgres DSN of the cloud")
-    return url

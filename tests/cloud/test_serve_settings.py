@@ -14,12 +14,14 @@ BASE = {"ENGRAM_DATABASE_URL": "postgresql://engram@127.0.0.1:1/none", "PATH": "
 @pytest.mark.parametrize(
     ("env", "message"),
     [
-        ({"ENGRAM_DATABASE_URL": ""}, "ENGRAM_DATABASE_URL is not set"),
         (
             {"ENGRAM_CLOUD_TOKEN": "t", "ENGRAM_JWT_SECRET": JWT_SECRET},
             "ENGRAM_CLOUD_ALLOWED_PROJECTS is not set",
         ),
-        ({"ENGRAM_CLOUD_ALLOWED_PROJECTS": "p"}, "ENGRAM_CLOUD_TOKEN is not set"),
+        (
+            {"ENGRAM_CLOUD_ALLOWED_PROJECTS": "p"},
+            "neither ENGRAM_CLOUD_TOKEN_PEPPER nor ENGRAM_CLOUD_TOKEN is set",
+        ),
         (
             {
                 "ENGRAM_CLOUD_ALLOWED_PROJECTS": "p",

@@ -22,7 +22,8 @@ def hook_command(
     host: Annotated[
         str,
         typer.Argument(
-            help="claude, codex, gemini, cursor, windsurf or opencode.", show_default=False
+            help="claude, codex, gemini, cursor, windsurf, opencode, droid or qwen.",
+            show_default=False,
         ),
     ],
 ) -> None:

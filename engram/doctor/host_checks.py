@@ -81,6 +81,16 @@ def strict_json_files(ctx: DoctorContext) -> dict[str, list[Path]]:
             home / ".gemini" / "antigravity" / "mcp_config.json",
         ],
         "gemini": [ws / ".gemini" / "settings.json", home / ".gemini" / "settings.json"],
+        "auggie": [ws / ".augment" / "settings.json", home / ".augment" / "settings.json"],
+        "copilot": [ws / ".github" / "mcp.json", home / ".copilot" / "mcp-config.json"],
+        "droid": [
+            ws / ".factory" / "mcp.json",
+            home / ".factory" / "mcp.json",
+            ws / ".factory" / "settings.json",
+            home / ".factory" / "settings.json",
+        ],
+        "kimi": [Path(ctx.env.get("KIMI_SHARE_DIR") or home / ".kimi") / "mcp.json"],
+        "qwen": [ws / ".qwen" / "settings.json", home / ".qwen" / "settings.json"],
     }
 
 
@@ -92,7 +102,7 @@ def check_strict_json(ctx: DoctorContext) -> Iterator[Finding]:
     for host, paths in strict_json_files(ctx).items():
         if not ctx.wants_host(host):
             continue
-        dialect = Dialect.JSON_COMMENTS if host == "gemini" else Dialect.JSON
+        dialect = Dialect.JSON_COMMENTS if host in ("gemini", "qwen") else Dialect.JSON
         for path in paths:
             try:
                 text = path.read_text(encoding="utf-8-sig")
@@ -255,6 +265,8 @@ def hook_files(ctx: DoctorContext) -> dict[str, list[Path]]:
             ws / ".windsurf" / "hooks.json",
             home / ".codeium" / "windsurf" / "hooks.json",
         ],
+        "droid": [ws / ".factory" / "settings.json", home / ".factory" / "settings.json"],
+        "qwen": [ws / ".qwen" / "settings.json", home / ".qwen" / "settings.json"],
     }
 
 

@@ -7,6 +7,7 @@
 - Cursor: ``{"additional_context", "continue": true}`` for sessionStart, ``{"continue": true}``
   for beforeSubmitPrompt, ``{}`` otherwise.
 - Windsurf: nothing (it reads the exit code only and would show any output to the user).
+- Factory Droid and Qwen Code: Claude Code's answers (they read the same schema).
 - OpenCode (our own plugin): ``{"context": "..."}`` or ``{}``.
 
 The *empty answer* is what a host gets when Engram has nothing to say or failed.
@@ -23,6 +24,8 @@ CONTEXT_EVENTS: dict[str, frozenset[str]] = {
     "gemini": frozenset({"SessionStart", "BeforeAgent"}),
     "cursor": frozenset({"sessionStart"}),
     "windsurf": frozenset(),
+    "droid": frozenset({"SessionStart", "UserPromptSubmit"}),
+    "qwen": frozenset({"SessionStart", "UserPromptSubmit"}),
     "opencode": frozenset({"session.created", "chat.message", "session.compacting"}),
 }
 
@@ -49,7 +52,7 @@ def context_answer(host: str, event_name: str, context: str) -> str:
     """The answer that gives ``context`` to the model, or the empty answer when it can't."""
     if not context or not can_inject(host, event_name):
         return empty_answer(host, event_name)
-    if host in ("claude", "codex", "gemini"):
+    if host in ("claude", "codex", "gemini", "droid", "qwen"):
         return _dump(
             {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": context}}
         )

@@ -57,6 +57,18 @@ EVENT_MOMENTS: dict[str, dict[str, Moment]] = {
         "sessionEnd": Moment.END,
     },
     "windsurf": {"pre_user_prompt": Moment.PROMPT},
+    "droid": {
+        "SessionStart": Moment.START,
+        "UserPromptSubmit": Moment.PROMPT,
+        "PreCompact": Moment.COMPACTING,
+        "SessionEnd": Moment.END,
+    },
+    "qwen": {
+        "SessionStart": Moment.START,
+        "UserPromptSubmit": Moment.PROMPT,
+        "PreCompact": Moment.COMPACTING,
+        "SessionEnd": Moment.END,
+    },
     "opencode": {
         "session.created": Moment.START,
         "chat.message": Moment.PROMPT,
@@ -71,6 +83,9 @@ HOST_ALIASES: dict[str, str] = {
     "codex-cli": "codex",
     "gemini-cli": "gemini",
     "cascade": "windsurf",
+    "factory": "droid",
+    "factory-droid": "droid",
+    "qwen-code": "qwen",
 }
 
 

@@ -52,7 +52,22 @@ HOOK_EVENTS: dict[str, dict[str, str | None]] = {
     },
     # Windsurf's pre_user_prompt cannot reach the model: record prompts, show nothing.
     "windsurf": {"pre_user_prompt": None},
+    # Factory Droid and Qwen Code read Claude Code's hook shape (timeouts in seconds).
+    "droid": {
+        "SessionStart": "startup|resume|clear|compact",
+        "UserPromptSubmit": None,
+        "PreCompact": None,
+        "SessionEnd": None,
+    },
+    "qwen": {
+        "SessionStart": None,
+        "UserPromptSubmit": None,
+        "PreCompact": None,
+        "SessionEnd": None,
+    },
 }
+# Hosts whose hook entries are Claude Code's ``{"type": "command", "command", "timeout"}``.
+CLAUDE_SHAPED = ("claude", "codex", "droid", "qwen")
 
 
 def hook_command(host: str) -> str:
@@ -61,7 +76,7 @@ def hook_command(host: str) -> str:
 
 
 def _hook_entry(host: str, command: str) -> dict[str, JSONValue]:
-    if host in ("claude", "codex"):
+    if host in CLAUDE_SHAPED:
         return {"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECONDS}
     if host == "gemini":  # Gemini CLI counts hook timeouts in milliseconds
         return {

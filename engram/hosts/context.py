@@ -21,6 +21,8 @@ class Base(StrEnum):
     HOME = "home"  # the user's home
     CODEX_HOME = "codex_home"  # $CODEX_HOME, else ~/.codex
     CONFIG_HOME = "config_home"  # $XDG_CONFIG_HOME, else ~/.config
+    KIMI_HOME = "kimi_home"  # $KIMI_SHARE_DIR, else ~/.kimi
+    VIBE_HOME = "vibe_home"  # $VIBE_HOME, else ~/.vibe
 
 
 @dataclass(frozen=True)
@@ -36,8 +38,21 @@ class Location:
     relpath: str
 
     def __str__(self) -> str:
-        prefix = {Base.WORKSPACE: "", Base.HOME: "~/", Base.CODEX_HOME: "$CODEX_HOME/"}
+        prefix = {
+            Base.WORKSPACE: "",
+            Base.HOME: "~/",
+            Base.CODEX_HOME: "$CODEX_HOME/",
+            Base.KIMI_HOME: "~/.kimi/",
+            Base.VIBE_HOME: "~/.vibe/",
+        }
         return prefix.get(self.base, "$XDG_CONFIG_HOME/") + self.relpath
+
+
+# A host folder its own environment variable may move: base -> (variable, default below home).
+_OWN_HOMES: dict[Base, tuple[str, str]] = {
+    Base.KIMI_HOME: ("KIMI_SHARE_DIR", ".kimi"),
+    Base.VIBE_HOME: ("VIBE_HOME", ".vibe"),
+}
 
 
 @dataclass(frozen=True)
@@ -135,6 +150,9 @@ class HostContext:
         if base is Base.CONFIG_HOME:
             xdg = self.env.get("XDG_CONFIG_HOME")
             return Path(xdg) if xdg else self.home / ".config"
+        if base in _OWN_HOMES:
+            variable, default = _OWN_HOMES[base]
+            return Path(self.env[variable]) if self.env.get(variable) else self.home / default
         return self.home
 
     def path(self, location: Location) -> Path:

@@ -29,6 +29,12 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "engram.hosts.opencode",
     "engram.hosts.windsurf",
     "engram.hosts.antigravity",
+    "engram.hosts.amp",
+    "engram.hosts.auggie",
+    "engram.hosts.copilot",
+    "engram.hosts.droid",
+    "engram.hosts.kimi",
+    "engram.hosts.qwen",
 )
 ENTRY_POINT_GROUP = "engram"
 

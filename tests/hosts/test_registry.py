@@ -30,9 +30,10 @@ DOCS = REPO / "docs"
 SEVEN = ["claude", "codex", "gemini", "cursor", "opencode", "windsurf", "antigravity"]
 
 
-def test_the_seven_built_in_hosts_load_in_order() -> None:
-    assert list(all_hosts()) == SEVEN
-    assert len(DEFAULT_PLUGINS) == 7
+def test_the_built_in_hosts_load_in_order() -> None:
+    # the first seven first, then each later host in its own module, one host per module
+    assert list(all_hosts())[:7] == SEVEN
+    assert len(all_hosts()) == len(DEFAULT_PLUGINS) >= 13
 
 
 def test_no_stray_hook_implementations() -> None:
@@ -86,7 +87,7 @@ def test_every_hookspec_is_documented_with_its_signature() -> None:
         assert f"`{name}({params})`" in page, f"{name} is not documented in docs/plugins.md"
 
 
-@pytest.mark.parametrize("name", SEVEN)
+@pytest.mark.parametrize("name", list(all_hosts()))
 def test_every_host_has_a_page_naming_its_files_and_aliases(name: str) -> None:
     host = find_host(name)
     page = DOCS / "hosts" / f"{name}.md"

@@ -1,0 +1,58 @@
+"""Kimi Code CLI: ``mcpServers.engram`` in ``~/.kimi/mcp.json`` (global only).
+
+Kimi reads MCP servers from its share folder (``$KIMI_SHARE_DIR``, default ``~/.kimi``) and from
+files passed with ``--mcp-config-file``; there is no project file, so a workspace link installs
+only the instructions (``AGENTS.md``) and the skill, and says so. ``kimi mcp test engram``
+starts the server and lists its tools. No hooks: Kimi's hooks can block a prompt but pass
+nothing they print to the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from engram.edit.plan import DocFormat, JSONValue, Scope
+from engram.hosts.base import Host, HostFiles, McpHost, McpTarget
+from engram.hosts.context import Base, HostContext, Location
+from engram.hosts.hookspecs import hookimpl
+
+
+class KimiCli(McpHost):
+    """Moonshot's Kimi Code CLI (``kimi``)."""
+
+    name = "kimi"
+    title = "Kimi Code CLI"
+    aliases = ("kimi-cli", "kimi-code")
+    next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
+        Scope.GLOBAL: (
+            "`kimi mcp list` shows engram; `kimi mcp test engram` connects and lists its tools",
+        ),
+    }
+    mcp: ClassVar[dict[Scope, McpTarget]] = {
+        Scope.GLOBAL: McpTarget((Location(Base.KIMI_HOME, "mcp.json"),), DocFormat.JSON),
+    }
+    skipped: ClassVar[dict[Scope, str]] = {
+        Scope.WORKSPACE: (
+            "Kimi Code CLI reads MCP servers only from ~/.kimi/mcp.json: "
+            "run `engram link kimi --global` (AGENTS.md and the skill are installed here)."
+        ),
+    }
+    extras_when_skipped = True
+    files: ClassVar[dict[Scope, HostFiles]] = {
+        Scope.WORKSPACE: HostFiles(
+            instructions=Location(Base.WORKSPACE, "AGENTS.md"),
+            skills=Location(Base.WORKSPACE, ".kimi/skills"),
+        ),
+        Scope.GLOBAL: HostFiles(skills=Location(Base.KIMI_HOME, "skills")),
+    }
+
+    def mcp_entry(self, ctx: HostContext, keys: tuple[str, ...]) -> dict[str, JSONValue]:
+        """``{command, args}`` as ``kimi mcp add`` writes it."""
+        return {"command": ctx.server.command, "args": list(ctx.server.args)}
+
+
+@hookimpl
+def register_hosts(register: Callable[[Host], None]) -> None:
+    """Register Kimi Code CLI."""
+    register(KimiCli())

@@ -1,0 +1,162 @@
+"""`engram link` / `unlink` for the terminal agents verified by their own CLIs (Copilot CLI,
+Qwen Code, Auggie, Droid, Amp, Kimi, Mistral Vibe): the entry lands where each host reads it, in
+its shape, and unlink gives every byte of the user's file back."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engram.edit import read_document
+from engram.edit.plan import DocFormat
+from engram.testing import Sandbox
+from tests.cli.test_link import BOM, engram, server_on_path, snapshot, target
+
+__all__ = ["server_on_path"]  # the autouse fixture: engram-mcp on PATH
+
+STRICT = {
+    "plain": '{"mcpServers": {"other": {"command": "other-mcp", "args": ["--x"]}}}\n',
+    "crlf-bom-tabs": BOM
+    + '{\r\n\t"zeta": 1,\r\n\t"mcpServers": {\r\n\t\t"other": {"command": "o"}\r\n\t},\r\n\t"alpha": [1, 2]\r\n}\r\n',
+    "no-servers": '{"theme": "dark"}',
+    "unicode": '{\n  "name": "caf\\u00e9 \u00e9t\u00e9",\n  "mcpServers": {}\n}\n',
+}
+COMMENTS = {
+    **STRICT,
+    "comments": '// mine\n{\n  /* servers */\n  "mcpServers": {\n    "o": {"command": "o"} // keep\n  },\n  "$version": 4\n}\n',
+}
+AMP = {
+    "plain": '{"amp.mcpServers": {"other": {"command": "o"}}, "amp.dangerouslyAllowAll": false}\n',
+    "jsonc": '{\n  // Amp settings\n  "amp.mcpServers": {\n    "other": {"command": "o",},\n  },\n}\n',
+    "crlf-bom": BOM + '{\r\n\t"amp.notifications.enabled": true\r\n}\r\n',
+}
+
+CASES = [
+    ("copilot", False, ".github/mcp.json", STRICT, ("mcpServers", "engram")),
+    ("copilot", True, "~/.copilot/mcp-config.json", STRICT, ("mcpServers", "engram")),
+    ("qwen", False, ".qwen/settings.json", COMMENTS, ("mcpServers", "engram")),
+    ("qwen", True, "~/.qwen/settings.json", COMMENTS, ("mcpServers", "engram")),
+    ("auggie", False, ".augment/settings.json", STRICT, ("mcpServers", "engram")),
+    ("auggie", True, "~/.augment/settings.json", STRICT, ("mcpServers", "engram")),
+    ("droid", False, ".factory/mcp.json", STRICT, ("mcpServers", "engram")),
+    ("droid", True, "~/.factory/mcp.json", STRICT, ("mcpServers", "engram")),
+    ("droid", True, "~/.factory/settings.json", STRICT, ("hooks", "SessionStart")),
+    ("qwen", False, ".qwen/settings.json", COMMENTS, ("hooks", "UserPromptSubmit")),
+    ("amp", False, ".amp/settings.json", AMP, ("amp.mcpServers", "engram")),
+    ("amp", True, "~/.config/amp/settings.json", AMP, ("amp.mcpServers", "engram")),
+    ("kimi", True, "~/.kimi/mcp.json", STRICT, ("mcpServers", "engram")),
+]
+ROUND_TRIPS = [
+    pytest.param(host, global_, rel, text, keys, id=f"{host}-{rel}-{name}")
+    for host, global_, rel, variants, keys in CASES
+    for name, text in variants.items()
+]
+
+
+def lookup(value: object, keys: tuple[str, ...]) -> object:
+    for key in keys:
+        assert isinstance(value, dict) and key in value, (key, value)
+        value = value[key]
+    return value
+
+
+@pytest.mark.parametrize(("host", "global_", "rel", "text", "keys"), ROUND_TRIPS)
+def test_link_then_unlink_gives_back_the_original_bytes(
+    sandbox: Sandbox, capsys: pytest.CaptureFixture[str],
+    host: str, global_: bool, rel: str, text: str, keys: tuple[str, ...],
+) -> None:  # fmt: skip
+    path = target(sandbox, rel)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode())
+    before = snapshot(sandbox.home, sandbox.workspace)
+    scope = ["--global"] if global_ else []
+    code, out = engram(capsys, "link", host, *scope)
+    assert code == 0, out
+    linked = path.read_bytes()
+    assert lookup(read_document(path, DocFormat.JSONC), keys)
+    assert ("\r\n" in linked.decode()) == ("\r\n" in text)
+    assert linked.startswith(BOM.encode()) == text.startswith(BOM)
+    code, out = engram(capsys, "link", host, *scope)
+    assert code == 0 and "already linked" in out, out
+    code, out = engram(capsys, "unlink", host, *scope)
+    assert code == 0, out
+    assert snapshot(sandbox.home, sandbox.workspace) == before
+
+
+ENTRIES = [
+    ("copilot", False, ".github/mcp.json", ("mcpServers", "engram"),
+     {"type": "local", "command": "engram-mcp", "args": [], "tools": ["*"]}),
+    ("copilot", True, "~/.copilot/mcp-config.json", ("mcpServers", "engram"),
+     {"type": "local", "command": "engram-mcp", "args": [], "tools": ["*"]}),
+    ("qwen", False, ".qwen/settings.json", ("mcpServers", "engram"),
+     {"command": "engram-mcp", "args": []}),
+    ("qwen", True, "~/.qwen/settings.json", ("mcpServers", "engram"),
+     {"command": "engram-mcp", "args": []}),
+    ("auggie", False, ".augment/settings.json", ("mcpServers", "engram"),
+     {"type": "stdio", "command": "engram-mcp", "args": []}),
+    ("auggie", True, "~/.augment/settings.json", ("mcpServers", "engram"),
+     {"type": "stdio", "command": "engram-mcp", "args": []}),
+    ("droid", False, ".factory/mcp.json", ("mcpServers", "engram"),
+     {"type": "stdio", "command": "engram-mcp", "args": [], "disabled": False}),
+    ("droid", True, "~/.factory/mcp.json", ("mcpServers", "engram"),
+     {"type": "stdio", "command": "engram-mcp", "args": [], "disabled": False}),
+    ("amp", False, ".amp/settings.json", ("amp.mcpServers", "engram"),
+     {"command": "engram-mcp", "args": []}),
+    ("amp", True, "~/.config/amp/settings.json", ("amp.mcpServers", "engram"),
+     {"command": "engram-mcp", "args": []}),
+    ("kimi", True, "~/.kimi/mcp.json", ("mcpServers", "engram"),
+     {"command": "engram-mcp", "args": []}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("host", "global_", "rel", "keys", "entry"), ENTRIES)
+def test_link_creates_the_hosts_own_entry_and_unlink_removes_every_file(
+    sandbox: Sandbox, capsys: pytest.CaptureFixture[str],
+    host: str, global_: bool, rel: str, keys: tuple[str, ...], entry: object,
+) -> None:  # fmt: skip
+    before = snapshot(sandbox.home, sandbox.workspace)
+    scope = ["--global"] if global_ else []
+    code, out = engram(capsys, "link", host, *scope)
+    assert code == 0, out
+    assert lookup(json.loads(target(sandbox, rel).read_text()), keys) == entry
+    code, out = engram(capsys, "unlink", host, *scope)
+    assert code == 0, out
+    assert snapshot(sandbox.home, sandbox.workspace) == before
+
+
+@pytest.mark.parametrize(
+    ("host", "rel", "event"),
+    [("droid", ".factory/settings.json", "SessionStart"),
+     ("qwen", ".qwen/settings.json", "UserPromptSubmit")],
+)  # fmt: skip
+def test_claude_shaped_hooks_count_their_timeout_in_seconds(
+    sandbox: Sandbox, capsys: pytest.CaptureFixture[str], host: str, rel: str, event: str
+) -> None:
+    code, out = engram(capsys, "link", host)
+    assert code == 0, out
+    (group,) = json.loads(target(sandbox, rel).read_text())["hooks"][event]
+    assert group["hooks"] == [{"type": "command", "command": f"engram hook {host}", "timeout": 10}]
+
+
+def test_kimi_workspace_says_where_kimi_reads_servers_and_writes_no_mcp_file(
+    sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = engram(capsys, "link", "kimi")
+    assert code == 0, out
+    assert "engram link kimi --global" in out
+    assert not (sandbox.home / ".kimi").exists()
+    assert (sandbox.workspace / "AGENTS.md").is_file()
+
+
+def test_a_comment_in_a_strict_json_host_file_is_refused_untouched(
+    sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = target(sandbox, "~/.factory/mcp.json")
+    path.parent.mkdir(parents=True)
+    path.write_text('{\n  // mine\n  "mcpServers": {}\n}\n')
+    before = path.read_bytes()
+    code, out = engram(capsys, "link", "droid", "--global")
+    assert code == 1
+    assert "Factory Droid cannot read it (line 2, column 3: a comment" in out
+    assert path.read_bytes() == before

@@ -28,6 +28,7 @@ COMMAND_MODULES: list[str] = [
     "memories",
     "observations",
     "recall",
+    "review",
     "backup",
     "migrate",
     "sync",

@@ -65,6 +65,8 @@ def search_command(
         typer.echo(f"    {one_line(hit.observation.content)}")
         for note in hit.annotations:
             typer.echo(f"    {note}")
+        if hit.state != "active":
+            typer.echo(f"    state: {hit.state}")
 
 
 def _observation_line(observation: Observation, *, show_project: bool = False) -> str:

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from typing import Generic, TypeVar
 
 from engram.memory import checks
+from engram.memory.citations.checking import code_status
 from engram.memory.clock import stamp, utc_now
 from engram.memory.search import annotation, build_query
 from engram.store import browse, observations, relations, sessions
@@ -228,6 +229,7 @@ def search_page(
         active = set(
             browse.active_session_ids(conn, project=project, since=since, limit=MAX_ACTIVE_SESSIONS)
         )
+    notes = _with_code(store, [s.observation for s in scored], notes)
     total, more = _capped(count, WINDOW)
     items = tuple(
         ListedObservation(
@@ -254,9 +256,24 @@ def observation_detail(
             raise checks.not_found(obs_id)
         session = sessions.get(conn, observation.session_id) if observation.session_id else None
         notes = _annotations(conn, [observation])
+    notes = _with_code(store, [observation], notes)
     return ObservationDetail(
         observation, session, is_active(session, now), notes.get(observation.sync_id, ())
     )
+
+
+def _with_code(
+    store: Store, rows: Sequence[Observation], notes: dict[str, tuple[str, ...]]
+) -> dict[str, tuple[str, ...]]:
+    """``notes`` with each row's code status first (``stale: ...``, ``... changed since
+    saved``) for the rows whose cited code is not current."""
+    codes = code_status(store, [o.id for o in rows])
+    out = dict(notes)
+    for row in rows:
+        code = codes.get(row.id)
+        if code is not None and code.state != "current":
+            out[row.sync_id] = (code.label(), *notes.get(row.sync_id, ()))
+    return out
 
 
 def _annotations(

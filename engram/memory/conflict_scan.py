@@ -123,6 +123,7 @@ def find_candidates(store: Store, observation: Observation) -> list[Observation]
         project=observation.project,
         mode="any",
         limit=CANDIDATES_PER_QUERY + 1,
+        check_code=False,
     )
     return [
         hit.observation

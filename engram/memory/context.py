@@ -7,6 +7,11 @@ observation bullets (``- [type] **title** (#id)``). ``max_bytes > 0`` caps the w
 (at most 64 KiB) without splitting a UTF-8 character and appends ``[truncated]`` when the
 marker fits; ``max_bytes <= 0`` means no cap.
 
+Memories whose cited code is gone or moved (:mod:`engram.memory.citations`) are never shown
+as current: they leave their section for a last ``### Stale Observations`` list, each with
+its reason, which is left out whole when it does not fit. A memory whose cited file merely
+changed stays in place, marked ``changed since saved``.
+
 This module is on the hook path: it imports only the store and the clock.
 """
 
@@ -17,6 +22,7 @@ from engram.store.records import Observation, Prompt, Record, Session, record
 
 TYPE_CHECKING = False  # typing and dataclasses cost the hook path more than its work
 if TYPE_CHECKING:
+    from engram.memory.citations.status import CodeStatus
     from engram.store.db import Store
 
 DEFAULTS = {"sessions": 5, "prompts": 5, "pinned": 20, "observations": 10}
@@ -37,6 +43,7 @@ class ContextResult(Record):
     prompts: int
     pinned: int
     observations: int
+    stale: int = 0
 
 
 def section_size(requested: int | None, section: str) -> int:
@@ -91,7 +98,15 @@ def build_context(
             if sizes["observations"] >= 0
             else None,
         )
-    text, truncated = fit_bytes(sections.render(project, compact, _Style(fenced)), max_bytes)
+    served = [*(sections.pinned or ()), *(sections.recent or ())]
+    codes = _code_status(store, served)
+    stale = [o for o in served if o.id in codes and codes[o.id].stale]
+    if stale:
+        sections = _without(sections, {o.id for o in stale})
+    style = _Style(fenced, {i: c.label() for i, c in codes.items() if c.state == "changed"})
+    text = sections.render(project, compact, style)
+    text = _with_stale(text, stale, codes, style, max_bytes)
+    text, truncated = fit_bytes(text, max_bytes)
     return ContextResult(
         text,
         project,
@@ -100,7 +115,47 @@ def build_context(
         len(sections.prompts or ()),
         len(sections.pinned or ()),
         len(sections.recent or ()),
+        len(stale),
     )
+
+
+def _code_status(store: Store, served: list[Observation]) -> dict[int, CodeStatus]:
+    if not served:
+        return {}
+    from engram.memory.citations.checking import code_status
+
+    return code_status(store, [o.id for o in served])
+
+
+def _without(sections: _Sections, gone: set[int]) -> _Sections:
+    keep = [o for o in sections.pinned or () if o.id not in gone]
+    recent = [o for o in sections.recent or () if o.id not in gone]
+    return _Sections(
+        sections.sessions,
+        sections.prompts,
+        keep if sections.pinned is not None else None,
+        recent if sections.recent is not None else None,
+    )
+
+
+def _with_stale(
+    text: str,
+    stale: list[Observation],
+    codes: dict[int, CodeStatus],
+    style: _Style,
+    max_bytes: int | None,
+) -> str:
+    """``text`` and the stale list after it — only when all of it fits ``max_bytes``."""
+    if not stale:
+        return text
+    lines = ["", "### Stale Observations (the code they cite moved or is gone)"]
+    lines += [
+        f"{_observation_line(o, True, style)} — {style.label(codes[o.id].label())}" for o in stale
+    ]
+    full = text + "\n".join(lines) + "\n"
+    if max_bytes is not None and max_bytes > 0 and len(full.encode("utf-8")) > max_bytes:
+        return text
+    return full
 
 
 @record
@@ -141,6 +196,7 @@ class _Style:
     """Plain Markdown, or (``fenced``) labels cleaned and bodies quoted as data."""
 
     fenced: bool = False
+    changed: dict[int, str] | None = None  # observation id -> "<path> changed since saved"
 
     def label(self, text: str) -> str:
         if not self.fenced:
@@ -166,6 +222,9 @@ def _session_line(session: Session, style: _Style) -> str:
 def _observation_line(observation: Observation, compact: bool, style: _Style) -> str:
     title = style.label(observation.title)
     head = f"- [{style.label(observation.type)}] **{title}** (#{observation.id})"
+    note = (style.changed or {}).get(observation.id)
+    if note:
+        head += f" ({style.label(note)})"
     if compact:
         return head
     return f"{head}: {style.body(_preview(observation.content, PREVIEW_CHARS))}"

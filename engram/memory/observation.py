@@ -13,10 +13,11 @@ from typing import Any
 
 from engram.errors import EngramError
 from engram.memory import checks
+from engram.memory.citations.status import CodeStatus
 from engram.memory.clock import stamp, utc_now
 from engram.memory.redaction import clean, content_limit, redact
 from engram.memory.review import state_of
-from engram.memory.save import normalized_hash
+from engram.memory.save import normalized_hash, record_citations
 from engram.store import observations
 from engram.store.db import Store
 from engram.store.records import Observation
@@ -36,6 +37,40 @@ def get_observation(store: Store, obs_id: int, *, project: str | None = None) ->
     if observation is None or not checks.owned_by(observation.project, project):
         raise checks.not_found(obs_id)
     return observation
+
+
+@dataclass(frozen=True, slots=True)
+class Fetched:
+    """An observation an agent fetched, its lifecycle state and its code status."""
+
+    observation: Observation
+    state: str
+    code: CodeStatus | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the observation's fields plus ``state`` and ``code``."""
+        from engram.memory.search import code_dict
+
+        return {**self.observation.to_dict(), "state": self.state, "code": code_dict(self.code)}
+
+
+def fetch_for_agent(
+    store: Store, obs_id: int, *, project: str | None = None, now: datetime | None = None
+) -> Fetched:
+    """:func:`get_observation` for an agent that will use it: the fetch renews its review
+    cycle (:func:`engram.memory.review.renew_by_use`) and its citations are checked.
+
+    Raises:
+        EngramError: ``memory.not_found``.
+    """
+    from engram.memory.citations.checking import code_status
+    from engram.memory.review import renew_by_use, state_with_code
+
+    found = get_observation(store, obs_id, project=project)
+    renew_by_use(store, found, now)
+    found = get_observation(store, obs_id, project=project)
+    code = code_status(store, [found.id]).get(found.id)
+    return Fetched(found, state_with_code(found, code, now), code)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +144,8 @@ def update_observation(
         changes = {k: v for k, v in changes.items() if getattr(current, k) != v}
         observations.update_fields(conn, obs_id, changes, stamp(now))
         after = observations.get(conn, obs_id)
+        if after is not None and ("title" in changes or "content" in changes):
+            record_citations(conn, after, None, now)  # what it cites now, as of now
     assert after is not None
     return UpdateResult(
         observation=after,

@@ -4,6 +4,11 @@ Each observation type has a decay period (``REVIEW_DAYS``); a save or a review s
 ``review_after`` that many days ahead. Once it has passed, the observation's state is
 ``needs_review`` and it shows up in :func:`list_due` until :func:`mark_reviewed` restarts the
 cycle. Review state is local-only: it does not change ``updated_at``.
+
+A memory whose cited code is gone or moved (:mod:`engram.memory.citations`) is ``stale``; one
+that stays stale with no agent fetching or re-saving it for ``ENGRAM_STALE_REVIEW_DAYS`` is
+``needs_review`` before its date (:func:`state_with_code`). Fetching a memory
+(:func:`renew_by_use`) or saving it again under its topic key restarts its cycle.
 """
 
 from __future__ import annotations
@@ -12,7 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from engram.memory.checks import not_found
-from engram.memory.clock import stamp, stamp_after
+from engram.memory.citations.status import CodeStatus, stale_review_days
+from engram.memory.clock import stamp, stamp_after, utc_now
 from engram.store import observations
 from engram.store.db import Store
 from engram.store.records import Observation
@@ -42,6 +48,30 @@ def state_of(observation: Observation, now: datetime | None = None) -> str:
     """``needs_review`` once ``review_after`` has passed, else ``active``."""
     due = observation.review_after
     return "needs_review" if due is not None and due <= stamp(now) else "active"
+
+
+def state_with_code(
+    observation: Observation, code: CodeStatus | None, now: datetime | None = None
+) -> str:
+    """The state a served memory shows: :func:`state_of`, except that a memory whose code is
+    stale is ``stale`` — or ``needs_review`` once unused for ``ENGRAM_STALE_REVIEW_DAYS``."""
+    state = state_of(observation, now)
+    if code is None or not code.stale or state == "needs_review":
+        return state
+    cutoff = stamp((now or utc_now()) - timedelta(days=stale_review_days()))
+    return "needs_review" if code.used_at <= cutoff else "stale"
+
+
+def renew_by_use(store: Store, observation: Observation, now: datetime | None = None) -> None:
+    """An agent fetched ``observation``: restart its review cycle and its stale grace time."""
+    from engram.store import citations
+
+    moment = now or utc_now()
+    with store.write() as conn:
+        observations.set_review_after(
+            conn, observation.id, review_after_for(observation.type, moment)
+        )
+        citations.mark_used(conn, observation.id, stamp(moment))
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,12 +10,15 @@ passive capture, session summaries). In order:
    within ``DUPLICATE_WINDOW`` is not stored again: its ``duplicate_count`` goes up;
 4. with a ``topic_key``, the latest live observation with the same project + scope + topic key
    is overwritten and its ``revision_count`` goes up;
-5. otherwise a new observation is inserted.
+5. otherwise a new observation is inserted;
+6. the code the (redacted) title and content cite in the repository of ``workspace`` is
+   recorded (:mod:`engram.memory.citations`), replacing what a revised row cited before.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
@@ -144,11 +147,13 @@ def save_observation(
     limit_bytes: int | None = None,
     now: datetime | None = None,
     surface_conflicts: bool = True,
+    workspace: str | None = None,
 ) -> SaveResult:
     """Save one observation for an already-resolved ``project`` (see module docstring).
 
     With ``surface_conflicts`` (default), similar memories of the project come back as
-    ``candidates`` to judge.
+    ``candidates`` to judge. ``workspace`` (default: the working directory) is where the
+    repository whose code the memory cites is found.
 
     Raises:
         EngramError: ``memory.empty_title``, ``memory.empty_content``, ``memory.bad_scope``,
@@ -171,6 +176,7 @@ def save_observation(
             session_id=session_id,
             now=now,
             surface_conflicts=surface_conflicts,
+            workspace=workspace,
         )
 
 
@@ -182,11 +188,14 @@ def write_draft(
     session_id: str | None,
     now: datetime | None = None,
     surface_conflicts: bool = False,
+    workspace: str | None = None,
 ) -> SaveResult:
     """Write a :class:`Draft` inside the caller's write transaction."""
     now = now or utc_now()
     session = ensure_session(conn, session_id, project, now)
     observation, action = _store(conn, draft, project, session, now)
+    if action != "deduplicated":
+        record_citations(conn, observation, workspace, now)
     candidates: tuple[Candidate, ...] = ()
     if surface_conflicts and action != "deduplicated":
         candidates = surface_candidates(conn, observation, now, fresh=action == "created")
@@ -259,6 +268,29 @@ def _store(
         review_after=review_after,
     )
     return observations.insert_returning(conn, new, moment), "created"
+
+
+def record_citations(
+    conn: sqlite3.Connection, observation: Observation, workspace: str | None, now: datetime
+) -> None:
+    """Record what ``observation`` cites in the repository enclosing ``workspace`` (default:
+    the working directory); outside a repository, or with citations off, it cites nothing."""
+    from engram.memory.citations.status import finding_enabled
+
+    if not finding_enabled():
+        return
+    from engram.memory.citations.finding import find_citations
+    from engram.memory.git_repo import find_git_repo
+    from engram.store import citations
+
+    try:
+        repo = find_git_repo(workspace if workspace is not None else os.getcwd())
+    except OSError:  # the working directory was removed under us
+        repo = None
+    found = []
+    if repo is not None:
+        found = find_citations(repo, f"{observation.title}\n{observation.content}", stamp(now))
+    citations.replace_for(conn, observation.id, found)
 
 
 def _reload(conn: sqlite3.Connection, obs_id: int) -> Observation:

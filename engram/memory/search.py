@@ -8,6 +8,10 @@ annotations agents can match by prefix::
     superseded_by: #40 (New auth model)
     conflicts: #7 (Use Redis)
     conflict: contested by #9 (pending)
+
+A result whose cited code was checked carries its ``code`` status
+(:mod:`engram.memory.citations`): a ``stale`` one says why in ``state: stale`` and its
+annotation, and ranks below current results of similar relevance (``STALE_WEIGHT``).
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 from engram.errors import EngramError
 from engram.memory import checks
-from engram.memory.review import state_of
+from engram.memory.citations.checking import code_status
+from engram.memory.citations.status import CodeStatus
+from engram.memory.review import state_with_code
 from engram.store import relations
 from engram.store.db import Store
 from engram.store.fts import MatchQuery
@@ -31,6 +37,8 @@ if TYPE_CHECKING:
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 20
 MODES = ("all", "any")
+# A stale result is ordered as if this much as relevant: below current ones of equal relevance.
+STALE_WEIGHT = 0.8
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,15 +49,34 @@ class SearchHit:
     score: float
     state: str
     annotations: tuple[str, ...] = ()
+    code: CodeStatus | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: the observation's fields plus score, state and annotations."""
+        """JSON-ready: the observation's fields plus score, state, annotations and ``code``
+        (``{"state": "stale", "reasons": [...]}``; null for a memory that cites no code)."""
         return {
             **self.observation.to_dict(),
             "score": self.score,
             "state": self.state,
             "annotations": list(self.annotations),
+            "code": code_dict(self.code),
         }
+
+
+def code_dict(code: CodeStatus | None) -> dict[str, Any] | None:
+    """A code status as JSON (null when nothing was checked)."""
+    if code is None:
+        return None
+    return {"state": code.state, "reasons": list(code.reasons), "citations": code.citations}
+
+
+def demote_stale(hits: list[SearchHit]) -> list[SearchHit]:
+    """``hits`` (best first) with stale ones ordered at ``STALE_WEIGHT`` of their score
+    (a stable sort: equal keys keep their order)."""
+    if not any(h.code is not None and h.code.stale for h in hits):
+        return hits
+    weight = {id(h): STALE_WEIGHT if h.code is not None and h.code.stale else 1.0 for h in hits}
+    return sorted(hits, key=lambda h: -h.score * weight[id(h)])
 
 
 def clamp_limit(limit: int | None, default: int = DEFAULT_LIMIT, ceiling: int = MAX_LIMIT) -> int:
@@ -86,6 +113,7 @@ def search(
     limit: int | None = None,
     mode: str = "all",
     now: datetime | None = None,
+    check_code: bool = True,
 ) -> list[SearchHit]:
     """Observations matching ``text``, best first.
 
@@ -94,6 +122,7 @@ def search(
         type / scope: exact filters (``scope`` is checked: project, personal, global).
         limit: default 10, at most 20.
         mode: ``all`` words (default) or ``any`` word.
+        check_code: check the results' code citations (default; internal scans skip it).
 
     Raises:
         EngramError: ``memory.empty_query``, ``memory.bad_mode``, ``memory.bad_scope``.
@@ -112,15 +141,16 @@ def search(
         line = annotation(end)
         if line:
             notes.setdefault(end.observation_sync_id, []).append(line)
-    return [
-        SearchHit(
-            s.observation,
-            s.score,
-            state_of(s.observation, now),
-            tuple(notes.get(s.observation.sync_id, ())),
-        )
-        for s in scored
-    ]
+    codes = code_status(store, [s.observation.id for s in scored]) if check_code else {}
+    hits = []
+    for s in scored:
+        code = codes.get(s.observation.id)
+        lines = notes.get(s.observation.sync_id, [])
+        if code is not None and code.state != "current":
+            lines = [code.label(), *lines]
+        state = state_with_code(s.observation, code, now)
+        hits.append(SearchHit(s.observation, s.score, state, tuple(lines), code))
+    return demote_stale(hits)
 
 
 def annotation(end: relations.RelatedEnd) -> str | None:

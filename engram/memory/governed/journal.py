@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from engram.errors import EngramError
+from engram.memory.citations.checking import code_status_on
 from engram.memory.governed.base import KnowledgeBase
 from engram.memory.governed.models import JournalMatch
 from engram.memory.search import build_query
@@ -69,9 +70,15 @@ def journal_matches(kb: KnowledgeBase, query: str, limit: int = MAX_MATCHES) -> 
         return []
     found = search_observations(kb.conn, match, project=kb.project, limit=limit * 4)
     need = min(2, len(wanted))
+    kept = [
+        s.observation
+        for s in found
+        if len(wanted & _stems(f"{s.observation.title} {s.observation.content}")) >= need
+    ][:limit]
+    codes = code_status_on(kb.conn, [o.id for o in kept])
     out = []
-    for scored in found:
-        obs = scored.observation
-        if len(wanted & _stems(f"{obs.title} {obs.content}")) >= need:
-            out.append(JournalMatch(obs.id, obs.title, obs.type, obs.project, obs.created_at))
-    return out[:limit]
+    for obs in kept:
+        code = codes.get(obs.id)
+        label = code.label() if code is not None and code.state != "current" else ""
+        out.append(JournalMatch(obs.id, obs.title, obs.type, obs.project, obs.created_at, label))
+    return out

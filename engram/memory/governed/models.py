@@ -203,6 +203,7 @@ class JournalMatch:
     type: str
     project: str
     created_at: str
+    code: str = ""  # "stale: <reasons>" / "<path> changed since saved"; "" when current
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form, labelled with its tier."""
@@ -214,11 +215,13 @@ class JournalMatch:
             "created_at": self.created_at,
             "tier": "journal",
             "approved": False,
+            "code": self.code or None,
         }
 
     def line(self) -> str:
         """One line for the text a person or an agent reads."""
-        return f"- #{self.id} [{self.type}] {self.title} (journal: `engram show {self.id}`)"
+        line = f"- #{self.id} [{self.type}] {self.title} (journal: `engram show {self.id}`)"
+        return f"{line} — {self.code}" if self.code else line
 
 
 def journal_section(matches: Sequence[JournalMatch]) -> str:

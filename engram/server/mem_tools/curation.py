@@ -5,6 +5,7 @@ from __future__ import annotations
 from engram.errors import EngramError
 from engram.memory import observation as obs_ops
 from engram.memory import relations, review
+from engram.memory.project import ProjectDetection
 from engram.server.envelope import ToolOutcome
 from engram.server.mem_tools.context import STATE, answer, read_project, to_dicts
 from engram.server.mem_tools.params import PROJECT_READ, SESSION_ID, obs_id
@@ -64,6 +65,8 @@ def run_review(call: ToolCall) -> ToolOutcome:
         )
         return answer(None, text, item.to_dict())
     detection = read_project(call.get("project")) if call.get("project") else None
+    if action == "stale":
+        return _stale(call, detection)
     due = review.list_due(
         STATE.store(),
         project=detection.project if detection else None,
@@ -75,6 +78,23 @@ def run_review(call: ToolCall) -> ToolOutcome:
         for i in due
     ]
     return answer(detection, "\n".join(lines), to_dicts(due))
+
+
+def _stale(call: ToolCall, detection: ProjectDetection | None) -> ToolOutcome:
+    """mem_review action stale: memories whose cited code is gone or moved, with the fix."""
+    from engram.memory.stale import list_stale
+
+    found = list_stale(
+        STATE.store(),
+        project=detection.project if detection else None,
+        limit=call.get("limit", review.DEFAULT_REVIEW_LIMIT),
+    )
+    lines = [f"{len(found)} memories cite code that moved or is gone:"]
+    for item in found:
+        lines.append(f"- #{item.observation.id} [{item.observation.type}] {item.observation.title}")
+        lines += [f"  stale: {reason}" for reason in item.code.reasons]
+        lines += [f"  fix: {fix}" for fix in item.fixes]
+    return answer(detection, "\n".join(lines), to_dicts(found))
 
 
 def _pin(call: ToolCall, pinned: bool) -> ToolOutcome:
@@ -160,11 +180,16 @@ register(
         name="mem_review",
         title="Review memories",
         description="Review lifecycle: action list shows memories whose review date passed "
-        "(optional project, limit); action mark_reviewed restarts one memory's review cycle "
+        "(optional project, limit); action stale lists memories whose cited code moved or is "
+        "gone, with the fix; action mark_reviewed restarts one memory's review cycle "
         "(observation_id).",
         params=(
             Param(
-                "action", "string", "list or mark_reviewed", True, enum=("list", "mark_reviewed")
+                "action",
+                "string",
+                "list, stale or mark_reviewed",
+                True,
+                enum=("list", "stale", "mark_reviewed"),
             ),
             PROJECT_READ,
             Param("limit", "integer", "Maximum results (default 10)", minimum=1, maximum=100),

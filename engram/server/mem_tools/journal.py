@@ -119,9 +119,12 @@ def run_update(call: ToolCall) -> ToolOutcome:
 def run_get(call: ToolCall) -> ToolOutcome:
     """mem_get_observation: the full content by id, only within the current (or named) project."""
     detection = read_project(call.get("project"))
-    found = obs_ops.get_observation(STATE.store(), call.get("id"), project=detection.project)
+    fetched = obs_ops.fetch_for_agent(STATE.store(), call.get("id"), project=detection.project)
+    found = fetched.observation
     text = f"#{found.id} [{found.type}] {found.title}\n\n{found.content}"
-    return answer(detection, text, found.to_dict())
+    if fetched.code is not None and fetched.code.state != "current":
+        text += f"\n\nstate: {fetched.state}\n{fetched.code.label()}"
+    return answer(detection, text, fetched.to_dict())
 
 
 def run_suggest_topic_key(call: ToolCall) -> ToolOutcome:

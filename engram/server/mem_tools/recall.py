@@ -95,8 +95,8 @@ def _hit_text(n: int, hit: Any) -> str:
     lines = [f"[{n}] #{obs.id} ({obs.type}) {obs.title}", preview]
     lines.extend(hit.annotations)
     lines.append(f"project: {obs.project} · scope: {obs.scope} · {obs.created_at}")
-    if hit.state == "needs_review":
-        lines.append("state: needs_review")
+    if hit.state in ("needs_review", "stale"):
+        lines.append(f"state: {hit.state}")
     return "\n".join(lines)
 
 

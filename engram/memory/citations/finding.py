@@ -1,0 +1,98 @@
+"""Finding what a memory cites, at save: paths, ``path:symbol`` and backticked identifiers.
+
+A citation is a repository-relative path to a file that exists in the working tree
+(``src/a.py``, ``src/a.py:12``, ``src/a.py#L12``), optionally with a symbol it defines
+(``src/a.py:backoff``, ``src/a.py::Backoff``, ``src/a.py:backoff()``), or a backticked
+identifier (`` `backoff()` ``) that one of the memory's cited files defines. URLs, absolute
+paths, paths that leave the repository and words that name no file are not citations; a
+symbol the file does not define when the memory is saved is not recorded (only its file is).
+
+Callers pass text that redaction has already cleaned.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engram.memory.citations import symbols, worktree
+from engram.memory.git_repo import GitRepo
+from engram.store.citations import Citation
+
+MAX_CITATIONS = 32
+MAX_CANDIDATES = 200
+_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://\S+|\bwww\.\S+|\b[\w.+-]+@[\w-]+\.[\w.-]+")
+# A path-like token (at least one "/" or an extension), then an optional line or symbol.
+_PATH = re.compile(
+    r"(?<![\w/.~:@$%-])"
+    r"((?:\.{1,2}/)?(?:[\w@+-][\w.@+-]*/)*[\w@+-][\w.@+-]*"
+    r"(?:\.[A-Za-z0-9_]+|/[\w@+-][\w.@+-]*))"
+    r"(?:#L(\d+)(?:-L?\d+)?|:(\d+)(?::\d+|-\d+)?|::?([A-Za-z_][\w$]*(?:(?:\.|::)[A-Za-z_][\w$]*)*)(?:\(\))?)?"
+)
+_TICKED = re.compile(r"`([A-Za-z_][\w$]*(?:(?:\.|::)[A-Za-z_][\w$]*)*)(?:\(\))?`")
+
+
+class _Found:
+    """Citations found so far, in order, without duplicates."""
+
+    def __init__(self, repo: GitRepo, commit: str, now: str) -> None:
+        self.repo, self.commit, self.now = repo, commit, now
+        self.files: dict[str, tuple[str, dict[str, str]]] = {}  # path -> (blob, definitions)
+        self.items: dict[tuple[str, int | None, str | None], Citation] = {}
+
+    def file(self, path: str) -> tuple[str, dict[str, str]] | None:
+        if path not in self.files:
+            data = worktree.read_file(self.repo.root, path)
+            if data is None:
+                return None
+            text = data.decode("utf-8", "replace")
+            self.files[path] = (worktree.blob_id(data), symbols.definitions(path, text))
+        return self.files[path]
+
+    def add(self, path: str, line: int | None, symbol: str | None) -> None:
+        known = self.file(path)
+        if known is None or len(self.items) >= MAX_CITATIONS:
+            return
+        blob, defined = known
+        kind = defined.get(symbol) if symbol else None
+        if symbol and kind is None:
+            symbol = None  # not defined there now: cite the file only
+        key = (path, line, symbol)
+        if key not in self.items:
+            self.items[key] = Citation(
+                0, self.repo.root, self.commit, path, line, symbol, kind, blob, self.now
+            )
+
+
+def find_citations(repo: GitRepo, text: str, now: str) -> list[Citation]:
+    """The code ``text`` cites in ``repo``'s working tree (``observation_id`` 0: not saved)."""
+    found = _Found(repo, worktree.head_commit(repo), now)
+    plain = _URL.sub(lambda m: " " * len(m.group(0)), text)
+    for count, match in enumerate(_PATH.finditer(plain)):
+        if count >= MAX_CANDIDATES:
+            break
+        path = worktree.inside(repo.root, match.group(1))
+        if path is None:
+            continue
+        line = match.group(2) or match.group(3)
+        found.add(path, int(line) if line else None, _last_name(match.group(4)))
+    if found.files:
+        _add_ticked(found, plain)
+    return list(found.items.values())
+
+
+def _add_ticked(found: _Found, text: str) -> None:
+    """Backticked identifiers that a cited file defines (the first such file)."""
+    cited = list(found.files.items())
+    for match in _TICKED.finditer(text):
+        name = _last_name(match.group(1))
+        for path, (_, defined) in cited:
+            if name in defined:
+                found.add(path, None, name)
+                break
+
+
+def _last_name(symbol: str | None) -> str | None:
+    """``Retry.backoff`` / ``Retry::backoff`` -> ``backoff``: the name a definition scan sees."""
+    if not symbol:
+        return None
+    return re.split(r"\.|::", symbol)[-1]

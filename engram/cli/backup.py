@@ -65,12 +65,32 @@ def _write_atomically(path: Path, text: str) -> None:
 
 
 def import_command(
-    file: Annotated[Path, typer.Argument(help="A backup written by `engram export`.")],
+    file: Annotated[
+        Path,
+        typer.Argument(help="A backup written by `engram export` (or the --from tool's store)."),
+    ],
+    from_tool: Annotated[
+        str | None,
+        typer.Option(
+            "--from",
+            help="Read another tool's store: claude-mem, basic-memory or mcp-memory-service.",
+        ),
+    ] = None,
+    project: Annotated[
+        str | None,
+        typer.Option("--project", help="With --from: put every memory in this project."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,
 ) -> None:
-    """Import a backup in one transaction (a bad file changes nothing)."""
+    """Import a backup in one transaction (a bad file changes nothing), or --from a peer tool."""
     from engram.cli.selection import open_store
     from engram.memory.backup import import_backup
+
+    if from_tool is not None:
+        _import_from_tool(from_tool, file, project, as_json)
+        return
+    if project is not None:
+        raise typer.BadParameter("--project goes with --from (a backup keeps its own projects)")
 
     try:
         text = file.read_text(encoding="utf-8")
@@ -94,6 +114,33 @@ def import_command(
             f"{result.unowned} of them belong to no project (the Go tool's legacy rows): "
             "assign one with `engram projects rescue-ownership --project <name> --session <id>`"
         )
+
+
+def _import_from_tool(tool: str, path: Path, project: str | None, as_json: bool) -> None:
+    from engram.cli.selection import detect, open_store
+    from engram.importers.run import import_from
+
+    default = ""
+    if project is None:
+        with contextlib.suppress(EngramError):
+            default = detect(None).project
+
+    def progress(read: int, total: int) -> None:
+        if total > 500:
+            typer.echo(f"{tool}: {read} of {total} records read", err=True)
+
+    with open_store() as store:
+        summary = import_from(
+            store, tool, path, project=project, default_project=default, progress=progress
+        )
+    if as_json:
+        emit_json(summary.to_dict())
+        return
+    typer.echo(
+        f"imported {summary.observations} observations, {summary.sessions} sessions,"
+        f" {summary.prompts} prompts from {tool} {path}"
+        f" ({summary.read} records read, {summary.skipped} already present)"
+    )
 
 
 def register(app: typer.Typer) -> None:

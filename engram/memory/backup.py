@@ -82,11 +82,23 @@ def import_backup(store: Store, text: str, *, source: str = "backup") -> ImportR
         EngramError: ``backup.not_json``, ``backup.unsupported_version``, ``backup.invalid``
             or ``backup.dangling_reference`` — and the store is unchanged.
     """
+    version, rows = parse_backup(text, source=source)
+    return import_rows(store, rows, version=version, source=source)
+
+
+def import_rows(
+    store: Store, rows: backup_schema.BackupRows, *, version: str, source: str
+) -> ImportResult:
+    """Write validated rows (:func:`validate_records`, :func:`parse_backup`) in one transaction;
+    rows already in the store (same sync id / session id) are skipped.
+
+    Raises:
+        EngramError: ``backup.dangling_reference`` or ``backup.invalid`` — nothing written.
+    """
     import sqlite3
 
     from engram.store.backup import insert_rows
 
-    version, rows = parse_backup(text, source=source)
     try:
         with store.write() as conn:
             backup_schema.check_references(conn, rows, source=source)
@@ -106,6 +118,19 @@ def import_backup(store: Store, text: str, *, source: str = "backup") -> ImportR
         counts.skipped,
         backup_schema.unowned_count(rows),
     )
+
+
+def validate_records(
+    records: dict[str, list[dict[str, Any]]], *, source: str
+) -> backup_schema.BackupRows:
+    """Check records of the backup format (``sessions``/``observations``/``prompts`` lists)
+    the way an import of a ``0.2.0`` file does, defaults filled in.
+
+    Raises:
+        EngramError: ``backup.invalid`` naming the first bad record.
+    """
+    data = {"sessions": [], "observations": [], "prompts": [], **records}
+    return backup_schema.validate(data, FORMAT_VERSION, source=source)
 
 
 def parse_backup(text: str, *, source: str = "backup") -> tuple[str, backup_schema.BackupRows]:

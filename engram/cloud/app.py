@@ -16,8 +16,10 @@ import sys
 from collections.abc import Sequence
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
+from engram.browser_guard import BrowserGuard, is_loopback
 from engram.cloud.problems import CloudProblem
 from engram.cloud.routes.requests import CloudContext, problem_response
 from engram.cloud.settings import CloudSettings
@@ -49,10 +51,29 @@ def create_app(
     """The app over an open store (the caller closes the store)."""
     app = Starlette(
         routes=collect_routes(ROUTE_GROUPS if groups is None else groups),
+        middleware=browser_guard(settings),
         exception_handlers={CloudProblem: problem_response},
     )
     app.state.cloud = CloudContext(settings=settings, store=store)
     return app
+
+
+def browser_guard(settings: CloudSettings) -> list[Middleware]:
+    """The Host/Origin check ``engram serve`` uses, for a loopback bind or insecure mode.
+
+    Besides loopback it accepts ``ENGRAM_CLOUD_ALLOWED_HOSTS`` (a reverse proxy's public name)
+    and a specific non-loopback bind address.
+    """
+    if not settings.guards_browsers:
+        return []
+    extra = set(settings.allowed_hosts)
+    if not is_loopback(settings.host) and settings.host not in ("0.0.0.0", "::"):
+        extra.add(settings.host.lower())
+    return [Middleware(BrowserGuard, refusal=_refusal, extra_hosts=frozenset(extra))]
+
+
+def _refusal(reason: str, message: str) -> dict[str, object]:
+    return CloudProblem(403, "policy", reason, message).envelope()
 
 
 def _listen(settings: CloudSettings) -> socket.socket:

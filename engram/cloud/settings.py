@@ -48,11 +48,20 @@ class CloudSettings:
     jwt_secret: str = ""
     admin_token: str = ""
     token_pepper: str = ""
+    allowed_hosts: tuple[str, ...] = ()
 
     @property
     def allows_every_project(self) -> bool:
         """True for ``ENGRAM_CLOUD_ALLOWED_PROJECTS=*``."""
         return "*" in self.allowed_projects
+
+    @property
+    def guards_browsers(self) -> bool:
+        """Whether requests get the Host/Origin check of ``engram serve``: a loopback bind or
+        insecure mode (a web page on the user's machine could otherwise reach it)."""
+        from engram.browser_guard import is_loopback
+
+        return self.insecure or is_loopback(self.host)
 
     @property
     def managed_tokens(self) -> bool:
@@ -95,6 +104,9 @@ class CloudSettings:
             jwt_secret=get("ENGRAM_JWT_SECRET"),
             admin_token=get("ENGRAM_CLOUD_ADMIN"),
             token_pepper=get("ENGRAM_CLOUD_TOKEN_PEPPER"),
+            allowed_hosts=tuple(
+                h.strip().lower() for h in get("ENGRAM_CLOUD_ALLOWED_HOSTS").split(",") if h.strip()
+            ),
         )
         settings._check_mode()
         return settings

@@ -221,6 +221,7 @@ def run(
             f"cannot listen on {address.describe()}: {exc.strerror or exc}",
             "stop the other program, or pick another port: engram serve <port>",
         ) from exc
+    from engram.http.slow_clients import guarded_protocol, limits_from_env
     from engram.store.db import Store
     from engram.sync.cloud.status_provider import attach
 
@@ -229,6 +230,7 @@ def run(
     autosync = attach(store.path.parent)  # after build_app: its /sync/status provider wraps git's
     config = uvicorn.Config(
         app,
+        http=guarded_protocol(limits_from_env()),  # read deadlines + a connection cap
         log_level="warning",
         access_log=False,
         server_header=False,

@@ -43,6 +43,7 @@ from engram.store.db import Store
 from engram.sync.export import export_chunk
 from engram.sync.gitdir import SyncFolder
 from engram.sync.importer import import_chunks
+from engram.sync.trust import TrustGate
 
 PROJECT = "bench-sync"
 
@@ -116,7 +117,9 @@ def one_round(source: Store, work: Path) -> dict[str, float | int]:
     found["exp"], found["exp_cpu"] = timed(export_backup_file)
     sync_store = Store.open(work / "sync-dest", env={})
     backup_store = Store.open(work / "backup-dest", env={})
-    found["sync_in"], found["sync_in_cpu"] = timed(lambda: import_chunks(sync_store, folder))
+    found["sync_in"], found["sync_in_cpu"] = timed(
+        lambda: import_chunks(sync_store, folder, gate=TrustGate.for_projects({PROJECT}, "git"))
+    )
     text = backup_file.read_text(encoding="utf-8")
     found["imp"], found["imp_cpu"] = timed(lambda: import_backup(backup_store, text))
     found["chunk_bytes"] = sum(p.stat().st_size for p in folder.chunks_dir.iterdir())

@@ -13,6 +13,7 @@ from engram.cli.output import emit_json
 if TYPE_CHECKING:
     from engram.store.db import Store
     from engram.sync.gitdir import SyncFolder
+    from engram.sync.trust import TrustGate
 
 
 def sync_command(
@@ -23,8 +24,20 @@ def sync_command(
         bool, typer.Option("--status", help="Chunks in the repository vs applied, pending.")
     ] = False,
     project: Annotated[
-        str | None, typer.Option("--project", help="Export this project (default: current).")
+        str | None,
+        typer.Option(
+            "--project",
+            help="Export this project (default: current); with --import, apply only its"
+            " chunks' mutations.",
+        ),
     ] = None,
+    confirm: Annotated[
+        bool,
+        typer.Option(
+            "--confirm",
+            help="With --import --project: trust this repository for that project (binds it).",
+        ),
+    ] = False,
     all_projects: Annotated[bool, typer.Option("--all", help="Export every project.")] = False,
     revisions: Annotated[
         bool, typer.Option("--revisions", help="List versions that lost a concurrent edit.")
@@ -55,7 +68,7 @@ def sync_command(
         if revisions:
             _revisions(store, as_json)
         elif import_chunks:
-            _import(store, folder, as_json)
+            _import(store, folder, _import_gate(store, folder, project, confirm), as_json)
         elif status:
             _status(store, folder, _scope(store, project, all_projects, status=True), as_json)
         else:
@@ -87,10 +100,38 @@ def _export(store: Store, folder: SyncFolder, project: str | None, as_json: bool
         )
 
 
-def _import(store: Store, folder: SyncFolder, as_json: bool) -> None:
+def _import_gate(store: Store, folder: SyncFolder, project: str | None, confirm: bool) -> TrustGate:
+    """The projects this repository's chunks may write: bound ones, or ``--project`` once
+    confirmed (``--confirm``, or yes at the prompt on a terminal)."""
+    import sys
+
+    from engram.memory.project import normalize_project_name
+    from engram.sync.repository_trust import confirm_project, repository_trust, unconfirmed
+    from engram.sync.trust import TrustGate
+
+    trust = repository_trust(store, store.path.parent, folder.repo_root)
+    if project is None:
+        if not trust.projects:
+            raise unconfirmed(trust, None)
+        return trust.gate()
+    name = normalize_project_name(project).name
+    if name in trust.projects:
+        return TrustGate.for_projects({name}, "git")
+    if not confirm and sys.stdin.isatty():
+        confirm = typer.confirm(
+            f"trust this repository ({trust.origin}) with project {name!r}? its chunks can"
+            " then change and delete that project's memories",
+            default=False,
+        )
+    if not confirm:
+        raise unconfirmed(trust, name)
+    return confirm_project(store.path.parent, trust, name).gate()
+
+
+def _import(store: Store, folder: SyncFolder, gate: TrustGate, as_json: bool) -> None:
     from engram.sync.importer import import_chunks
 
-    report = import_chunks(store, folder)
+    report = import_chunks(store, folder, gate=gate)
     if as_json:
         emit_json(report.to_dict())
         return
@@ -100,6 +141,14 @@ def _import(store: Store, folder: SyncFolder, as_json: bool) -> None:
         f" {counts.stale + counts.ignored + counts.own} already here or superseded,"
         f" {counts.deferred} deferred"
     )
+    if counts.refused:
+        others = ", ".join(repr(p) for p in sorted(report.refused_projects)) or "other projects"
+        trusted = ", ".join(repr(p) for p in sorted(gate.projects))
+        typer.echo(
+            f"refused {counts.refused} mutations of {others}: this repository is trusted for"
+            f" {trusted} only ({len(report.held)} chunks kept for a later confirmation)",
+            err=True,
+        )
     if report.retried:
         typer.echo(
             f"retried {report.retried} deferred: {report.recovered} applied, {report.dead} dead"

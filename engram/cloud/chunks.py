@@ -39,11 +39,15 @@ def encode_by_origin(mutations: Iterable[Mutation]) -> list[tuple[EncodedChunk, 
 
 
 def decode(chunk_id: str, content: bytes) -> Chunk:
-    """A verified chunk. Raises ChunkRefused ``chunk_hash_mismatch`` when the content does not
-    hash to ``chunk_id``, ``chunk_invalid`` for any other defect."""
+    """A verified chunk, inflated with the chunk format's cap. Raises ChunkRefused
+    ``chunk_hash_mismatch`` when the content does not hash to ``chunk_id``,
+    ``payload_too_large`` when it inflates past the cap, ``chunk_invalid`` for any other
+    defect."""
     try:
         return read_chunk(chunk_id, content)
     except EngramError as exc:
+        if exc.code == "sync.chunk_too_large":
+            raise ChunkRefused("payload_too_large", exc.message) from exc
         if "SHA-256" in exc.message:
             raise ChunkRefused(
                 "chunk_hash_mismatch", f"chunk_id {chunk_id} does not match payload content hash"

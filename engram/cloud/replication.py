@@ -21,8 +21,24 @@ from engram.cloud.store import mutations, projects
 from engram.cloud.store.db import CloudStore, Conn
 from engram.cloud.wire import as_entries, parse_entries, stored_mutation
 from engram.sync.mutation import Mutation
+from engram.sync.trust import TrustGate
 
 MAX_PULL = 1000
+
+
+def _only_own_project(project: str, batch: Sequence[Mutation], what: str) -> None:
+    """Refuse (403 ``policy_forbidden``) a push holding any mutation of another project: a
+    grant for one project never writes another."""
+    refused = TrustGate.for_projects({project}, "push").first_refused(batch)
+    if refused is not None:
+        index, why = refused
+        raise CloudProblem(
+            403,
+            "policy",
+            "policy_forbidden",
+            f"{what} entry {index} refused: {why}; a push to {project!r} may only carry"
+            f" {project!r} mutations, nothing was stored",
+        )
 
 
 def _paused(project: str) -> CloudProblem:
@@ -86,6 +102,7 @@ def push_mutations(
     """Append a batch of mutations; returns ``{project, accepted, duplicates, last_seq,
     chunks}``. Raises CloudProblem 400 (bad batch) or 409 ``sync-paused``."""
     batch = parse_entries(body.get("entries"))
+    _only_own_project(project, batch, "batch")
     with store.transaction() as conn:
         locked = mutations.lock_project(conn, project)
         if not locked.sync_enabled:
@@ -142,6 +159,8 @@ def _read_chunk_body(body: dict[str, Any], fallback: str) -> tuple[str, str, byt
     try:
         batch = list(chunks.decode(chunk_id, content).mutations)
     except chunks.ChunkRefused as exc:
+        if exc.code == "payload_too_large":
+            raise CloudProblem(413, "invalid_request", exc.code, str(exc)) from exc
         raise CloudProblem(400, "repairable", exc.code, str(exc)) from exc
     return chunk_id, created_by.strip(), content, batch
 
@@ -152,6 +171,7 @@ def push_chunk(
     """Store a client-built chunk after checking its hash; its mutations join the log (the
     chunk keeps its own ``created_by``)."""
     chunk_id, created_by, content, batch = _read_chunk_body(body, principal.label)
+    _only_own_project(project, batch, f"chunk {chunk_id}")
     with store.transaction() as conn:
         locked = mutations.lock_project(conn, project)
         if not locked.sync_enabled:

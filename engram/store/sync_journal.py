@@ -227,6 +227,16 @@ def tombstoned(conn: sqlite3.Connection, entity: str, entity_key: str) -> bool:
     return row is not None
 
 
+def tombstone_project(conn: sqlite3.Connection, entity: str, entity_key: str) -> str | None:
+    """The project recorded with an entity's active tombstone (None: no tombstone)."""
+    row = conn.execute(
+        "SELECT project FROM sync_delete_tombstones WHERE entity = ? AND entity_key = ?"
+        " AND active = 1",
+        (entity, entity_key),
+    ).fetchone()
+    return None if row is None else str(row[0] or "")
+
+
 def tombstoned_keys(conn: sqlite3.Connection, entity: str, keys: Iterable[str]) -> set[str]:
     """Which of ``keys`` are tombstoned."""
     wanted = list(keys)

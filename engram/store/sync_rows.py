@@ -154,3 +154,26 @@ def observation_exists(conn: sqlite3.Connection, sync_id: str) -> bool:
     """Whether an observation row (live or soft-deleted) exists."""
     row = conn.execute("SELECT 1 FROM observations WHERE sync_id = ?", (sync_id,)).fetchone()
     return row is not None
+
+
+def owner_projects(conn: sqlite3.Connection, entity: str, key: str) -> set[str]:
+    """The projects an existing row belongs to: its own for a session, observation or
+    prompt; its two ends' for a relation (empty when there is no such row)."""
+    if entity == "relation":
+        row = conn.execute(
+            "SELECT source_id, target_id FROM memory_relations WHERE sync_id = ?", (key,)
+        ).fetchone()
+        return observation_projects(conn, (row[0], row[1])) if row else set()
+    table, key_column, _ = TABLES[entity]
+    found = conn.execute(f"SELECT project FROM {table} WHERE {key_column} = ?", (key,)).fetchone()
+    return {str(found[0])} if found else set()
+
+
+def observation_projects(conn: sqlite3.Connection, sync_ids: Iterable[str]) -> set[str]:
+    """The projects of the observations among ``sync_ids`` that exist here."""
+    wanted = list(sync_ids)
+    marks = ",".join("?" * len(wanted))
+    rows = conn.execute(
+        f"SELECT DISTINCT project FROM observations WHERE sync_id IN ({marks})", wanted
+    )
+    return {str(row[0]) for row in rows}

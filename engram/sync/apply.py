@@ -5,6 +5,9 @@ Versions of an entity are totally ordered by ``(clock, origin)``. Hard deletes w
 sticks (earliest ``deleted_at``); a version that loses to one from another origin is kept in
 ``sync_revisions``. The rule is commutative and idempotent, so import order does not matter.
 
+Every mutation passes the transport's :class:`~engram.sync.trust.TrustGate` first, and the
+row it would change here must belong to a gate project too; anything else is ``refused``.
+
 Everything here runs inside one write transaction opened by the caller.
 """
 
@@ -18,8 +21,9 @@ from typing import Any, Literal
 
 from engram.store import sync_journal, sync_rows
 from engram.sync.mutation import Mutation
+from engram.sync.trust import TrustGate
 
-Outcome = Literal["applied", "stale", "ignored", "own", "deferred"]
+Outcome = Literal["applied", "stale", "ignored", "own", "deferred", "refused"]
 
 _NO_VERSION = (0, "")
 
@@ -37,6 +41,7 @@ class ApplyCounts:
     ignored: int = 0
     own: int = 0
     deferred: int = 0
+    refused: int = 0
 
     def add(self, outcome: Outcome) -> None:
         setattr(self, outcome, getattr(self, outcome) + 1)
@@ -47,13 +52,15 @@ class Applier:
     """Applies mutations on one connection inside one write transaction.
 
     ``journal_floor`` is the last local seq before this transaction: journal rows above it
-    were written by the triggers while applying, and are not local versions.
+    were written by the triggers while applying, and are not local versions. ``gate`` says
+    which projects the transport may write.
     """
 
     conn: sqlite3.Connection
     me: str
     now: str
     journal_floor: int
+    gate: TrustGate
     max_clock: int = 0
     _exists: dict[str, set[str]] = field(default_factory=dict)
     _tombs: dict[str, set[str]] = field(default_factory=dict)
@@ -105,10 +112,12 @@ class Applier:
         """
         if m.origin == self.me:
             return "own"
+        if self.gate.refusal(m) is not None or not self._owns_row(m):
+            return "refused"
         self.max_clock = max(self.max_clock, m.seq)
         if m.op == "delete":
             return self._delete(m)
-        if self._dead(m.entity, m.key):
+        if self._dead(m.entity, m.key) and self._tombstone_of_own_project(m):
             return "ignored"
         payload = self._with_parents(m)
         if not self._has(m.entity, m.key):
@@ -117,6 +126,25 @@ class Applier:
             self._won[(m.entity, m.key)] = m.version
             return "applied"
         return self._merge(m, payload)
+
+    def _owns_row(self, m: Mutation) -> bool:
+        """Whether the row ``m`` would change here (and a new relation's ends) belong to the
+        gate's projects: a mutation never moves or removes another project's memory."""
+        owners = (
+            sync_rows.owner_projects(self.conn, m.entity, m.key)
+            if self._has(m.entity, m.key)
+            else set()
+        )
+        if m.entity == "relation" and m.op == "upsert":
+            ends = (m.payload["source_id"], m.payload["target_id"])
+            owners |= sync_rows.observation_projects(self.conn, ends)
+        return all(self.gate.owns(project) for project in owners)
+
+    def _tombstone_of_own_project(self, m: Mutation) -> bool:
+        """A tombstone only stops versions of its own project (another project's delete of a
+        key cannot bury this one's memory)."""
+        recorded = sync_journal.tombstone_project(self.conn, m.entity, m.key)
+        return recorded is None or recorded in ("", m.project)
 
     def _with_parents(self, m: Mutation) -> dict[str, Any]:
         payload = m.payload

@@ -10,6 +10,10 @@ Its id is the first 16 hex digits of the SHA-256 of those uncompressed bytes; th
 ``<id>.jsonl.gz``, gzipped without a timestamp so the same content gives the same bytes.
 :func:`read_chunk` refuses, with one line naming the chunk, anything that is not gzip, is
 truncated, does not hash to its name, or holds a malformed line — before anything is applied.
+
+Decoding is bounded so no chunk can exhaust memory: gzip is inflated in steps and refused past
+:data:`MAX_CHUNK_BYTES` of content, and :func:`read_chunk_file` reads only a regular file (no
+symlink, device or fifo) no larger than that cap. Every reader of chunks goes through here.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
+import stat
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,6 +33,9 @@ from engram.sync.mutation import MalformedMutation, Mutation, parse_mutation
 FORMAT_VERSION = 1
 ID_LENGTH = 16
 SUFFIX = ".jsonl.gz"
+# The most content (uncompressed bytes) one chunk may hold; exports split below it.
+MAX_CHUNK_BYTES = 32 * 1024 * 1024
+_INFLATE_STEP = 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,20 +96,54 @@ def chunk_id_from_name(file_name: str) -> str | None:
     return stem
 
 
-def read_chunk(name: str, data: bytes, *, expected_sha256: str | None = None) -> Chunk:
+def read_chunk_file(
+    name: str, path: str | os.PathLike[str], *, limit: int = MAX_CHUNK_BYTES
+) -> bytes:
+    """The bytes of a chunk file: a regular file (checked with ``lstat``, opened without
+    following links) of at most ``limit`` bytes.
+
+    Raises:
+        EngramError: ``sync.bad_chunk`` for a symlink, device, fifo or folder, a file over the
+            cap, or one that cannot be read.
+    """
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise _refused(name, "it is not a regular file (a symlink, device or folder)")
+        if info.st_size > limit:
+            raise _refused(name, f"it is {info.st_size} bytes, over the {limit}-byte cap")
+        fd = os.open(
+            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        )
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise _refused(name, "it is not a regular file (a symlink, device or folder)")
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        raise _refused(name, f"cannot read it ({exc.strerror or exc})") from None
+    if len(data) > limit:
+        raise _refused(name, f"it grew past the {limit}-byte cap while being read")
+    return data
+
+
+def read_chunk(
+    name: str, data: bytes, *, expected_sha256: str | None = None, limit: int = MAX_CHUNK_BYTES
+) -> Chunk:
     """Decompress, verify and parse a chunk file's bytes.
 
     Args:
         name: the chunk's id (from its file name).
         data: the file's bytes.
         expected_sha256: the full hash recorded in a manifest, when there is one.
+        limit: the most uncompressed bytes accepted (default :data:`MAX_CHUNK_BYTES`).
 
     Raises:
-        EngramError: ``sync.bad_chunk`` naming the chunk and what is wrong with it.
+        EngramError: ``sync.bad_chunk`` naming the chunk and what is wrong with it, or
+            ``sync.chunk_too_large`` when it inflates past ``limit``.
     """
     if chunk_id_from_name(name + SUFFIX) is None:
         raise _refused(name, f"its file name is not <{ID_LENGTH} hex digits>{SUFFIX}")
-    raw = _decompress(name, data)
+    raw = inflate(name, data, limit)
     digest = hashlib.sha256(raw).hexdigest()
     if digest[:ID_LENGTH] != name or (expected_sha256 and expected_sha256 != digest):
         raise _refused(name, "its SHA-256 does not match its content")
@@ -121,19 +164,42 @@ def read_chunk(name: str, data: bytes, *, expected_sha256: str | None = None) ->
     return Chunk(name, digest, origin, created_at, mutations)
 
 
-def _decompress(name: str, data: bytes) -> bytes:
+def inflate(name: str, data: bytes, limit: int = MAX_CHUNK_BYTES) -> bytes:
+    """Gunzip ``data`` (one or more gzip members) in bounded steps, refusing past ``limit``
+    uncompressed bytes before more memory is taken.
+
+    Raises:
+        EngramError: ``sync.bad_chunk`` (not gzip, corrupt, truncated) or
+            ``sync.chunk_too_large``.
+    """
     if len(data) < 2 and b"\x1f\x8b".startswith(data):
         raise _refused(name, "it is truncated (empty or one byte)")
     if data[:2] != b"\x1f\x8b":
         raise _refused(name, "it is not gzip data")
+    pieces: list[bytes] = []
+    total = 0
+    rest = data
     try:
-        return gzip.decompress(data)
-    except gzip.BadGzipFile as exc:
-        raise _refused(name, f"its gzip data is corrupt ({exc})") from None
-    except EOFError:
-        raise _refused(name, "it is truncated") from None
+        while rest:
+            inflater = zlib.decompressobj(wbits=31)
+            pending = rest
+            while not inflater.eof:
+                piece = inflater.decompress(pending, min(_INFLATE_STEP, limit - total + 1))
+                total += len(piece)
+                if total > limit:
+                    raise _too_large(name, limit)
+                pieces.append(piece)
+                pending = inflater.unconsumed_tail
+                if not pending and not piece and not inflater.eof:
+                    raise _refused(name, "it is truncated")
+            rest = inflater.unused_data
+            if rest and rest[:2] != b"\x1f\x8b":
+                if rest.strip(b"\x00"):
+                    raise _refused(name, "its gzip data is corrupt (garbage after the end)")
+                break  # trailing zero padding after the last member, as gzip allows
     except zlib.error as exc:
         raise _refused(name, f"its compressed data is corrupt ({exc})") from None
+    return b"".join(pieces)
 
 
 def _parse_header(name: str, line: str) -> tuple[str, str, int]:
@@ -161,6 +227,16 @@ def _parse_line(name: str, number: int, line: str) -> Mutation:
     except ValueError as exc:
         why = str(exc) if isinstance(exc, MalformedMutation) else "it is not JSON"
         raise _refused(name, f"line {number} is malformed: {why}") from None
+
+
+def _too_large(name: str, limit: int) -> EngramError:
+    return EngramError(
+        "sync.chunk_too_large",
+        f"chunk {name} refused: it inflates past the {limit}-byte cap (a gzip bomb or a"
+        " damaged file); nothing of it was applied",
+        "delete the file from the repository, or ask its author to sync again",
+        chunk=name,
+    )
 
 
 def _refused(name: str, why: str) -> EngramError:

@@ -1,6 +1,10 @@
 """Importing chunks: verify every new chunk, apply them in a deterministic order, then retry
 the deferred queue.
 
+Only mutations the repository is trusted with pass (:mod:`engram.sync.trust`): the caller
+names the gate. A chunk that had a refused mutation is not marked applied, so confirming its
+project later applies it.
+
 Order: chunks not yet in ``sync_chunks`` — from the manifest and from the chunk folder — sorted
 by (header ``created_at``, chunk id); each is applied in one transaction with its
 ``sync_chunks`` row, its mutations in file order. Every new chunk is verified before the first
@@ -19,9 +23,10 @@ from engram.memory.clock import stamp
 from engram.store import sync_deferred, sync_journal
 from engram.store.db import Store
 from engram.sync.apply import Applier, ApplyCounts, MissingParent
-from engram.sync.chunk import Chunk, read_chunk
+from engram.sync.chunk import Chunk, read_chunk, read_chunk_file
 from engram.sync.gitdir import GIT_TARGET, SyncFolder
 from engram.sync.mutation import Mutation, parse_mutation
+from engram.sync.trust import TrustGate
 
 
 @dataclass
@@ -30,6 +35,8 @@ class ImportReport:
 
     chunks: list[str] = field(default_factory=list)
     counts: ApplyCounts = field(default_factory=ApplyCounts)
+    held: list[str] = field(default_factory=list)
+    refused_projects: set[str] = field(default_factory=set)
     missing: list[str] = field(default_factory=list)
     retried: int = 0
     recovered: int = 0
@@ -41,6 +48,9 @@ class ImportReport:
             "chunks_applied": len(self.chunks),
             "chunks": self.chunks,
             "mutations": vars(self.counts).copy(),
+            "chunks_held": self.held,
+            "refused": self.counts.refused,
+            "refused_projects": sorted(self.refused_projects),
             "missing_chunk_files": self.missing,
             "deferred_retried": self.retried,
             "deferred_recovered": self.recovered,
@@ -63,22 +73,14 @@ def new_chunks(store: Store, folder: SyncFolder) -> tuple[list[Chunk], list[str]
     chunks = []
     for chunk_id in sorted(set(files) - known):
         expected = manifest[chunk_id].sha256 if chunk_id in manifest else None
-        try:
-            data = files[chunk_id].read_bytes()
-        except OSError as exc:
-            raise EngramError(
-                "sync.bad_chunk",
-                f"chunk {chunk_id} refused: cannot read it ({exc.strerror})",
-                "check the file's permissions",
-                chunk=chunk_id,
-            ) from exc
+        data = read_chunk_file(chunk_id, files[chunk_id])
         chunks.append(read_chunk(chunk_id, data, expected_sha256=expected))
     chunks.sort(key=lambda c: (c.created_at, c.id))
     return chunks, missing
 
 
-def import_chunks(store: Store, folder: SyncFolder) -> ImportReport:
-    """Apply every new chunk of ``folder``, then retry deferred mutations.
+def import_chunks(store: Store, folder: SyncFolder, *, gate: TrustGate) -> ImportReport:
+    """Apply every new chunk of ``folder`` that ``gate`` admits, then retry deferred mutations.
 
     A refused chunk is recorded as the git target's last error (``GET /sync/status`` shows
     phase ``failed``) before the error is raised.
@@ -91,19 +93,30 @@ def import_chunks(store: Store, folder: SyncFolder) -> ImportReport:
         raise
     report = ImportReport(missing=missing)
     for chunk in chunks:
-        _apply_chunk(store, chunk, report.counts)
-        report.chunks.append(chunk.id)
+        (report.chunks if _apply_chunk(store, chunk, report, gate) else report.held).append(
+            chunk.id
+        )
     retry_deferred(store, report)
     with store.write() as conn:
         sync_journal.record_sync(conn, GIT_TARGET, now=stamp())
     return report
 
 
-def _apply_chunk(store: Store, chunk: Chunk, counts: ApplyCounts) -> None:
+def _apply_chunk(store: Store, chunk: Chunk, report: ImportReport, gate: TrustGate) -> bool:
+    """Apply what ``gate`` admits of one chunk; marks it applied unless something was
+    refused (so a later confirmation applies the rest). Returns whether it was marked."""
     now = stamp()
+    counts = report.counts
+    refused_before = counts.refused
     with store.write() as conn:
-        apply_mutations(conn, chunk.mutations, counts, target_key=GIT_TARGET, now=now)
+        apply_mutations(conn, chunk.mutations, counts, target_key=GIT_TARGET, now=now, gate=gate)
+        if counts.refused > refused_before:
+            report.refused_projects.update(
+                m.project for m in chunk.mutations if m.project not in gate.projects
+            )
+            return False
         sync_journal.mark_chunk(conn, GIT_TARGET, chunk.id, now)
+    return True
 
 
 def apply_mutations(
@@ -113,10 +126,12 @@ def apply_mutations(
     *,
     target_key: str,
     now: str,
+    gate: TrustGate,
 ) -> None:
     """Apply remote mutations in order inside the caller's write transaction (the git
-    importer and the cloud client share this); a missing parent defers the mutation."""
-    applier = Applier(conn, sync_journal.device_id(conn), now, sync_journal.last_seq(conn))
+    importer and the cloud client share this); a missing parent defers the mutation, one
+    ``gate`` refuses is counted ``refused`` and never applied."""
+    applier = Applier(conn, sync_journal.device_id(conn), now, sync_journal.last_seq(conn), gate)
     applier.prefetch(mutations)
     for mutation in mutations:
         try:
@@ -154,7 +169,9 @@ def retry_deferred(store: Store, report: ImportReport | None = None) -> ImportRe
         if not waiting:
             return report
         report.retried += len(waiting)
-        applier = Applier(conn, sync_journal.device_id(conn), now, sync_journal.last_seq(conn))
+        applier = Applier(
+            conn, sync_journal.device_id(conn), now, sync_journal.last_seq(conn), _ANY
+        )
         errors: dict[int, str] = {}
         progress = True
         while waiting and progress:
@@ -175,10 +192,19 @@ def retry_deferred(store: Store, report: ImportReport | None = None) -> ImportRe
     return report
 
 
+_ANY = TrustGate(frozenset(), "git")
+
+
 def _retry_one(applier: Applier, line: str) -> str | None:
-    """Apply one queued mutation line; the error that keeps it waiting, or None."""
+    """Apply one queued mutation line; the error that keeps it waiting, or None.
+
+    It passed its transport's gate when it was queued; here its project is trusted but the
+    row rules (payload project, the row it changes) still hold."""
     try:
-        applier.apply(parse_mutation(json.loads(line)))
+        mutation = parse_mutation(json.loads(line))
+        applier.gate = TrustGate(frozenset({mutation.project}), applier.gate.transport)
+        if applier.apply(mutation) == "refused":
+            return f"refused: it would change a row of another project than {mutation.project!r}"
     except MissingParent as missing:
         return str(missing)
     except ValueError as exc:  # not JSON, or a MalformedMutation

@@ -9,7 +9,9 @@ from engram.sync.chunk import encode_chunk
 from engram.sync.mutation import Mutation
 
 
-def observation(origin: str, seq: int, title: str = "a title", **fields: Any) -> dict[str, Any]:
+def observation(
+    origin: str, seq: int, title: str = "a title", *, project: str = "p", **fields: Any
+) -> dict[str, Any]:
     key = f"obs-{origin}-{seq}"
     payload = {
         "sync_id": key,
@@ -18,7 +20,7 @@ def observation(origin: str, seq: int, title: str = "a title", **fields: Any) ->
         "title": title,
         "content": "body",
         "tool_name": None,
-        "project": "p",
+        "project": project,
         "scope": "project",
         "topic_key": None,
         "normalized_hash": "h",
@@ -35,7 +37,7 @@ def observation(origin: str, seq: int, title: str = "a title", **fields: Any) ->
         "entity": "observation",
         "key": key,
         "op": "upsert",
-        "project": "p",
+        "project": project,
         "payload": payload,
     }
 

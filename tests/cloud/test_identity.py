@@ -28,7 +28,7 @@ def _cli(database_url: str, *args: str, pepper: str = PEPPER) -> subprocess.Comp
 
 
 def _push(server: CloudServer, token: str, project: str, clock: int = 1) -> int:
-    body = {"project": project, "entries": [observation("dev", clock)]}
+    body = {"project": project, "entries": [observation("dev", clock, project=project)]}
     return server.client(token).post("/sync/mutations/push", json=body).status_code
 
 
@@ -118,7 +118,8 @@ def test_admin_api_manages_members_and_changes_apply_on_the_next_request(
         "token_id": token_id,
     }
     response = cloud.client(raw).post(
-        "/sync/mutations/push", json={"project": "team", "entries": [observation("d", 4)]}
+        "/sync/mutations/push",
+        json={"project": "team", "entries": [observation("d", 4, project="team")]},
     )
     assert response.status_code == 401
     assert response.json()["error_code"] == "auth_required"
@@ -148,7 +149,8 @@ def test_allowlist_refuses_other_projects(start_server: StartServer, database_ur
     server = start_server(server_env(database_url, ENGRAM_CLOUD_ALLOWED_PROJECTS="alpha, beta"))
     assert _push(server, SYNC_TOKEN, "alpha") == 200
     response = server.client(SYNC_TOKEN).post(
-        "/sync/mutations/push", json={"project": "gamma", "entries": [observation("d", 1)]}
+        "/sync/mutations/push",
+        json={"project": "gamma", "entries": [observation("d", 1, project="gamma")]},
     )
     assert response.status_code == 403
     assert response.json()["error_class"] == "policy"

@@ -17,6 +17,7 @@ from engram.sync.export import export_chunk
 from engram.sync.gitdir import SyncFolder
 from engram.sync.importer import ImportReport, import_chunks
 from engram.sync.manifest import append_entry, empty_manifest, parse_manifest
+from engram.sync.trust import TrustGate
 
 PROJECT = "acme"
 
@@ -117,7 +118,7 @@ class Replica:
         self.folder.manifest_path.write_text(text, encoding="utf-8")
 
     def import_(self) -> ImportReport:
-        return import_chunks(self.store, self.folder)
+        return import_chunks(self.store, self.folder, gate=TrustGate.for_projects({PROJECT}, "git"))
 
     # -- reads -------------------------------------------------------------------------------
 

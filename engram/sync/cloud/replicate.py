@@ -22,6 +22,7 @@ from engram.sync.cloud.config import Remote
 from engram.sync.export import pending_rows, to_mutation
 from engram.sync.importer import apply_mutations, retry_deferred
 from engram.sync.mutation import Mutation, parse_mutation
+from engram.sync.trust import TrustGate
 
 BATCH_MUTATIONS = 500
 BATCH_BYTES = 2 * 1024 * 1024
@@ -107,7 +108,9 @@ def pull(
     report: ReplicationReport,
     progress: Progress | None = None,
 ) -> None:
-    """Fetch and apply every remote mutation after the pull cursor, page by page."""
+    """Fetch and apply every remote mutation after the pull cursor, page by page; only
+    ``project``'s own mutations are applied (others count as ``refused``)."""
+    gate = TrustGate.for_projects({project}, "cloud")
     key = pull_key(client.remote.target_key)
     with store.locked() as conn:
         since = sync_journal.cursor(conn, key, project)
@@ -119,7 +122,12 @@ def pull(
         now = stamp()
         with store.write() as conn:
             apply_mutations(
-                conn, mutations, report.counts, target_key=client.remote.target_key, now=now
+                conn,
+                mutations,
+                report.counts,
+                target_key=client.remote.target_key,
+                now=now,
+                gate=gate,
             )
             sync_journal.set_cursor(conn, key, project, next_since, now)
         last = int(page.get("last_seq", next_since))

@@ -126,7 +126,8 @@ def validate(data: dict[str, Any], version: str, *, source: str) -> BackupRows:
         sessions=_records(data, "sessions", SESSION, source, required=True),
         observations=_records(data, "observations", observation_spec, source, required=True),
         prompts=_records(data, "prompts", prompt_spec, source, required=True),
-        relations=[] if legacy else _records(data, "relations", RELATION, source),
+        # 0.1.0 files of ours had no relations; a Go 2.x one may carry them: read when present.
+        relations=_records(data, "relations", RELATION, source),
     )
     _keep_legacy_rows(rows)
     _redact_private(rows)

@@ -41,18 +41,13 @@ def migrate_store(data_dir: str | os.PathLike[str] | None = None) -> MigrationOu
             ``store.unknown_schema``, ``store.schema_mismatch``, ``store.busy``...
     """
     from engram.store.datadir import data_dir_of, ensure_data_dir
-    from engram.store.legacy.detect import go_flavour, open_read_only
     from engram.store.legacy.migrate_go import migrate_in_place
     from engram.store.migrate import schema_version
 
     path = ensure_data_dir(data_dir if data_dir is not None else data_dir_of(), create=False)
     if not os.path.exists(path):
         return MigrationOutcome("missing", path)
-    probe = open_read_only(path)
-    try:
-        before, flavour = schema_version(probe), go_flavour(probe)
-    finally:
-        probe.close()
+    before, flavour = _probe(path)
     if flavour is not None and before == 0:
         result = migrate_in_place(path)
         if result is not None:
@@ -70,6 +65,33 @@ def migrate_store(data_dir: str | os.PathLike[str] | None = None) -> MigrationOu
                 report.placeholder_sessions,
                 report.kept_tables,
             )
+        before = -1  # another process converted it while we waited: nothing done here
     with Store(path) as store:
         version = schema_version(store.connection)
-    return MigrationOutcome("current" if version == before else "migrated", path, version, before)
+    state = "current" if before in (version, -1) else "migrated"
+    return MigrationOutcome(state, path, version, max(before, 0))
+
+
+def _probe(path: str) -> tuple[int, str | None]:
+    """``(user_version, Go flavour)`` read without writing; retried while another process is
+    mid-conversion (a read-only reader then meets SQLite's "locking protocol")."""
+    import sqlite3
+    import time
+
+    from engram.store.legacy.detect import go_flavour, open_read_only
+    from engram.store.migrate import schema_version
+
+    for attempt in range(20):
+        try:
+            probe = open_read_only(path)
+            try:
+                return schema_version(probe), go_flavour(probe)
+            finally:
+                probe.close()
+        except sqlite3.OperationalError as exc:
+            if attempt == 19:
+                from engram.store.errors import store_error
+
+                raise store_error(exc, path) from None
+            time.sleep(0.1)
+    raise AssertionError("unreachable")

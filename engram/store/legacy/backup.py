@@ -11,6 +11,7 @@ import os
 import shutil
 import sqlite3
 import time
+from typing import BinaryIO
 
 from engram.errors import EngramError
 
@@ -39,15 +40,21 @@ def backup_name(path: str, now: float | None = None) -> str:
     return candidate
 
 
-def copy_triplet(path: str, target: str) -> list[str]:
-    """Copy ``path`` and its ``-wal``/``-shm`` (where present) to ``target``; private files."""
+def copy_triplet(path: str, target: str, held: list[BinaryIO]) -> list[str]:
+    """Copy ``path`` and its ``-wal``/``-shm`` (where present) to ``target``; private files.
+
+    The source files stay open in ``held``: closing a descriptor of the database would drop
+    this process's POSIX locks on it — the write lock the caller holds — so the caller closes
+    them after its connection is closed."""
     written = []
     for suffix in SUFFIXES:
         source = path + suffix
         if not os.path.exists(source):
             continue
+        reader = open(source, "rb")  # noqa: SIM115 (closed by the caller, see above)
+        held.append(reader)
         fd = os.open(target + suffix, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with open(source, "rb") as reader, os.fdopen(fd, "wb") as writer:
+        with os.fdopen(fd, "wb") as writer:
             shutil.copyfileobj(reader, writer, 1 << 20)
             writer.flush()
             os.fsync(writer.fileno())
@@ -75,12 +82,14 @@ def verify_copy(target: str, expected: dict[str, int]) -> None:
         )
 
 
-def back_up(conn: sqlite3.Connection, path: str) -> str:
-    """Copy and verify the triplet of ``path`` (``conn`` holds its write lock); the copy's name."""
+def back_up(conn: sqlite3.Connection, path: str, held: list[BinaryIO]) -> str:
+    """Copy and verify the triplet of ``path`` (``conn`` holds its write lock); the copy's name.
+
+    ``held`` receives the open source files (see :func:`copy_triplet`)."""
     expected = row_counts(conn)
     target = backup_name(path)
     try:
-        copy_triplet(path, target)
+        copy_triplet(path, target, held)
     except OSError as exc:
         for suffix in SUFFIXES:
             if os.path.exists(target + suffix):

@@ -17,6 +17,7 @@ import sqlite3
 import sys
 import tempfile
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
 from engram.errors import EngramError
 from engram.store.legacy.backup import back_up
@@ -47,6 +48,7 @@ def migrate_in_place(path: str, *, busy_timeout_ms: int = 5000) -> MigrationResu
         EngramError: ``store.backup_failed``, ``store.convert_failed``, ``store.busy``...
     """
     conn = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout_ms / 1000)
+    held: list[BinaryIO] = []  # the copied files, closed only once the lock is given up
     try:
         conn.execute("PRAGMA foreign_keys = OFF")
         conn.execute("BEGIN IMMEDIATE")
@@ -55,7 +57,7 @@ def migrate_in_place(path: str, *, busy_timeout_ms: int = 5000) -> MigrationResu
         if flavour is None or version != 0:
             conn.execute("ROLLBACK")
             return None
-        backup = back_up(conn, path)
+        backup = back_up(conn, path, held)
         report = _convert(conn, flavour, path)
         conn.execute("COMMIT")
     except sqlite3.Error as exc:
@@ -67,6 +69,8 @@ def migrate_in_place(path: str, *, busy_timeout_ms: int = 5000) -> MigrationResu
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
         conn.close()
+        for handle in held:
+            handle.close()
     return MigrationResult(path, backup, report)
 
 

@@ -1,0 +1,143 @@
+"""The edges of a Go store's conversion: a schema we do not know, a backup that does not
+verify, two processes converting at once, a Go binary opening the converted store, and a Go
+export carrying relations."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engram.memory.backup import import_backup
+from engram.store.db import Store
+from engram.testing import Sandbox
+from tests.legacy.conftest import Run
+from tests.legacy.go_stores import V01_SCHEMA, build_v01, build_v2
+
+ENGRAM = Path(sys.executable).with_name("engram")
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_go_store_with_a_user_version_is_a_schema_we_do_not_know(
+    sandbox: Sandbox, cli: Run
+) -> None:
+    db = build_v2(sandbox.data_dir)
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA user_version = 7")
+    conn.close()
+    before = digest(db)
+    for args in (("save", "a", "b"), ("search", "x", "--all"), ("migrate",)):
+        result = cli(*args)
+        assert result.returncode == 1
+        errors = [ln for ln in result.stderr.splitlines() if ln.startswith("error:")]
+        assert len(errors) == 1 and "Traceback" not in result.stderr
+        assert "a schema this Engram does not know" in errors[0]
+    assert digest(db) == before
+
+
+def test_a_backup_that_does_not_verify_stops_the_conversion(
+    sandbox: Sandbox, cli: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = build_v01(sandbox.data_dir)
+    before = digest(db)
+    import engram.store.legacy.backup as backup
+
+    def half_copy(reader: object, writer: object, length: int = 0) -> None:
+        data = reader.read()  # type: ignore[attr-defined]
+        writer.write(data[: len(data) // 2])  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(backup.shutil, "copyfileobj", half_copy)  # a disk that lost writes
+    result = cli("migrate")
+    assert result.returncode == 1
+    assert "did not verify" in result.stderr and "was not converted" in result.stderr
+    assert digest(db) == before
+    assert rows_of(db, "PRAGMA user_version") == [(0,)]
+
+
+def rows_of(db: Path, sql: str) -> list[tuple[object, ...]]:
+    conn = sqlite3.connect(db)
+    try:
+        return [tuple(r) for r in conn.execute(sql)]
+    finally:
+        conn.close()
+
+
+def test_two_processes_converting_at_once_convert_once(sandbox: Sandbox) -> None:
+    db = build_v2(sandbox.data_dir)
+    procs = [
+        subprocess.Popen(
+            [str(ENGRAM), "migrate", "--json"],
+            env=sandbox.env(),
+            cwd=sandbox.workspace,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    outcomes = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        outcomes.append(json.loads(out)["state"])
+    assert sorted(outcomes) == ["converted", "current"]
+    assert len(list(sandbox.data_dir.glob("engram-go-backup-*.db"))) == 1
+    assert rows_of(db, "SELECT count(*) FROM observations") == [(5,)]
+
+
+def test_an_old_go_binary_opening_the_converted_store_leaves_the_index_exact(
+    sandbox: Sandbox, cli: Run
+) -> None:
+    db = build_v01(sandbox.data_dir)
+    assert cli("migrate").returncode == 0
+    # What the Go v0.1.x binary runs on start: its schema (IF NOT EXISTS), and its FTS
+    # triggers unless a trigger named obs_fts_insert exists.
+    conn = sqlite3.connect(db)
+    statements = V01_SCHEMA.split("CREATE TRIGGER")[0].replace(
+        "CREATE TABLE", "CREATE TABLE IF NOT EXISTS"
+    )
+    statements = statements.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS")
+    statements = statements.replace("CREATE VIRTUAL TABLE", "CREATE VIRTUAL TABLE IF NOT EXISTS")
+    conn.executescript(statements)
+    has_guard = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'obs_fts_insert'"
+    ).fetchone()
+    assert has_guard  # so the Go binary installs none of its own
+    with pytest.raises(sqlite3.IntegrityError):  # a Go v0.1 save: no sync_id
+        conn.execute(
+            "INSERT INTO observations (session_id, type, title, content, project)"
+            " VALUES ('s-acme', 'manual', 'from go', 'text', 'acme')"
+        )
+    conn.close()
+    assert cli("save", "After Go", "Saved by Engram", "--project", "acme").returncode == 0
+    doctor = cli("doctor", "--check", "store")
+    assert doctor.returncode == 0 and "FAIL" not in doctor.stdout, doctor.stdout
+
+
+def test_a_go_010_export_with_relations_keeps_them(sandbox: Sandbox) -> None:
+    data = {
+        "version": "0.1.0",
+        "sessions": [{"id": "s1", "project": "acme", "directory": "/w", "started_at": "2025-01-01 00:00:00"}],
+        "observations": [
+            {"id": 1, "sync_id": "obs-a", "session_id": "s1", "type": "decision", "title": "A",
+             "content": "first", "project": "acme", "created_at": "2025-01-01 00:01:00"},
+            {"id": 2, "sync_id": "obs-b", "session_id": "s1", "type": "decision", "title": "B",
+             "content": "second", "project": "acme", "created_at": "2025-01-01 00:02:00"},
+        ],
+        "prompts": [],
+        "relations": [
+            {"id": 1, "sync_id": "rel-1", "source_id": "obs-b", "target_id": "obs-a",
+             "relation": "supersedes", "judgment_status": "judged",
+             "created_at": "2025-01-01 00:03:00"}
+        ],
+    }  # fmt: skip
+    with Store.open() as store:
+        assert import_backup(store, json.dumps(data)).relations == 1

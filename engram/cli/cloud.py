@@ -13,9 +13,10 @@ cloud_app = typer.Typer(
 
 def register(app: typer.Typer) -> None:
     """Add ``engram cloud`` to the root app."""
-    from engram.cli import cloud_client, cloud_server, cloud_upgrade
+    from engram.cli import cloud_admin, cloud_client, cloud_server, cloud_upgrade
 
     cloud_client.register(cloud_app)
+    cloud_admin.register(cloud_app)
     cloud_upgrade.register(cloud_app)
     cloud_server.register(cloud_app)
     app.add_typer(cloud_app)

@@ -27,7 +27,8 @@ def config_command(
         str | None, typer.Option("--project", help="Route only this project to --server.")
     ] = None,
     token: Annotated[
-        str | None, typer.Option("--token", help="The routed project's bearer token.")
+        str | None,
+        typer.Option("--token", help="The bearer token (the routed project's with --project)."),
     ] = None,
     clear: Annotated[
         bool, typer.Option("--clear", help="Send --project back to the global remote.")
@@ -39,14 +40,17 @@ def config_command(
     from engram.sync.cloud.enrollment import route_project
 
     if project is None:
-        if clear or token is not None:
-            raise typer.BadParameter("--clear and --token go with --project")
+        if clear:
+            raise typer.BadParameter("--clear goes with --project")
         if not server:
             raise typer.BadParameter("pass --server URL")
         config = CloudConfig.load(_data_dir())
         config.server_url = normalize_url(server)
+        if token is not None:
+            config.token = token.strip()
         path = config.save(_data_dir())
-        typer.echo(f"cloud server set to {config.server_url} in {path}")
+        kept = " with its token (the file is 0600)" if token else ""
+        typer.echo(f"cloud server set to {config.server_url}{kept} in {path}")
         return
     if clear and (server or token):
         raise typer.BadParameter("--clear cannot be combined with --server or --token")

@@ -1,6 +1,7 @@
 """``engram sync --cloud --project P [--status | --import]``: one project with its cloud.
 
-Cloud sync always names one project explicitly (``--all`` is refused by design). Failures are
+Cloud sync covers one project: ``--project``, else the current directory's (``--all`` is refused
+by design). Failures are
 one line on stderr that starts with the deterministic reason code (``cloud_config_error``,
 ``blocked_unenrolled``, ``auth_required``, ``policy_forbidden``, ``paused``,
 ``transport_failed``...).
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from engram.cli.output import emit_json
+from engram.cli.output import emit_json, plural
 from engram.errors import EngramError
 
 if TYPE_CHECKING:
@@ -39,10 +40,13 @@ def cloud_sync(
             "cloud sync covers one project; --all is not supported by design",
             "pass --project NAME (one command per project)",
         )
-    if not project:
-        raise _refuse("cloud sync needs an explicit --project", "pass --project NAME")
-    remote = require_remote(CloudConfig.load(resolve_data_dir()), project)
+    config = CloudConfig.load(resolve_data_dir())
     with open_store() as store:
+        if not project:  # like `engram sync`: the current directory's project
+            from engram.cli.selection import read_project
+
+            project = read_project(store, None, False) or ""
+        remote = require_remote(config, project)
         require_enrolled(store, project)
         if remote.routed and not remote.token:
             raise EngramError(
@@ -87,13 +91,14 @@ def _print_report(
     elif import_only:
         counts = report.counts
         typer.echo(
-            f"imported {report.pulled} remote mutations: {counts.applied} applied,"
+            f"imported {plural(report.pulled, 'remote mutation')}: {counts.applied} applied,"
             f" {counts.own + counts.stale + counts.ignored} already here or superseded,"
             f" {counts.deferred} deferred"
         )
     else:
         typer.echo(
-            f"pushed {report.pushed} mutations to {server} ({report.duplicates} already there)"
+            f"pushed {plural(report.pushed, 'mutation')} to {server}"
+            f" ({report.duplicates} already there)"
         )
 
 

@@ -27,3 +27,8 @@ def one_line(text: str, width: int = 100) -> str:
     """Text squeezed onto one line and cut at ``width`` characters with an ellipsis."""
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def plural(count: int, noun: str, plural_form: str | None = None) -> str:
+    """``1 mutation``, ``2 mutations``, ``0 mutations`` (``plural_form`` for irregular nouns)."""
+    return f"{count} {noun if count == 1 else plural_form or noun + 's'}"

@@ -74,6 +74,14 @@ class CloudClient:
     def manifest(self, project: str) -> dict[str, Any]:
         return self._request("GET", "/sync/pull", query={"project": project})
 
+    def admin(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        """One ``/admin/*`` call with this remote's (managed admin) token; a JSON array comes
+        back as a list."""
+        answer = self._request(
+            method, path, body=body if body is not None or method == "GET" else {}
+        )
+        return answer["items"] if set(answer) == {"items"} else answer
+
     def _request(
         self,
         method: str,

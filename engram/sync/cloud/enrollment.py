@@ -8,7 +8,7 @@ from typing import Any
 
 from engram.errors import EngramError
 from engram.memory.clock import stamp
-from engram.store import sync_cloud
+from engram.store import sync_cloud, sync_journal
 from engram.store.db import Store
 from engram.sync.cloud.client import CloudClient, CloudSyncError
 from engram.sync.cloud.config import CloudConfig, Remote, normalize_url
@@ -130,13 +130,35 @@ def remote_status(store: Store, remote: Remote, project: str) -> dict[str, Any]:
     try:
         client = CloudClient(remote, timeout=10)
         manifest = client.manifest(project)
-        pulled = client.pull_mutations(project, status["pulled_seq"], 1)
         status["remote_chunks"] = len(manifest.get("chunks", []))
-        status["remote_seq"] = int(pulled.get("last_seq", 0))
-        status["remote_pending"] = max(0, status["remote_seq"] - status["pulled_seq"])
+        with store.read() as conn:
+            origin = sync_journal.device_id(conn)
+        status["remote_seq"], status["remote_pending"] = _pending_from_others(
+            client, project, status["pulled_seq"], origin
+        )
         status["reason_code"] = ""
     except CloudSyncError as exc:
         status.update(remote_chunks=None, remote_seq=None, remote_pending=None)
         status["reason_code"] = exc.reason_code
         status["reason_message"] = exc.message
     return status
+
+
+STATUS_PAGES = 10  # at most this many pages (of 500) are read to count what is left to pull
+
+
+def _pending_from_others(
+    client: CloudClient, project: str, since: int, origin: str
+) -> tuple[int, int]:
+    """The remote's last sequence and how many mutations after ``since`` came from another
+    replica (this replica's own pushes are never "to pull"); read-only."""
+    last, pending = since, 0
+    for _ in range(STATUS_PAGES):
+        page = client.pull_mutations(project, since, 500)
+        entries = page.get("mutations") or []
+        last = max(last, int(page.get("last_seq", since) or since))
+        pending += sum(1 for e in entries if isinstance(e, dict) and e.get("origin") != origin)
+        since = int(page.get("next_since", since) or since)
+        if not page.get("has_more") or not entries:
+            return last, pending
+    return last, pending + max(0, last - since)  # beyond what was read: counted as others'

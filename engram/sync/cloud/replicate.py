@@ -91,14 +91,32 @@ def push(store: Store, client: CloudClient, project: str, report: ReplicationRep
         floor = sync_journal.cursor(conn, target, project)
     mutations = [to_mutation(origin, row) for row in rows]
     batches = _batches(mutations)
+    if not batches:
+        # Nothing to send, but a wrong, revoked or missing token (or a lost grant) must still
+        # be an error now, not a silent "pushed 0": one authenticated read (never paused).
+        client.pull_mutations(project, floor, 1)
     for index, batch in enumerate(batches):
         result = client.push_mutations(project, batch)
-        report.pushed += int(result.get("accepted", 0))
+        accepted = int(result.get("accepted", 0))
+        report.pushed += accepted
         report.duplicates += int(result.get("duplicates", 0))
         later = [m.seq for b in batches[index + 1 :] for m in b if m.seq > floor]
         done = min(later) - 1 if later else max(m.seq for m in mutations)
         with store.write() as conn:
             sync_journal.set_cursor(conn, target, project, done, stamp())
+            _skip_own_on_pull(conn, target, project, accepted, result.get("last_seq"))
+
+
+def _skip_own_on_pull(
+    conn: Any, target: str, project: str, accepted: int, last_seq: object
+) -> None:
+    """Move the pull cursor past a batch the server numbered right after it: those remote
+    mutations are our own, so nothing is left to pull (and status does not count them)."""
+    if not accepted or not isinstance(last_seq, int) or isinstance(last_seq, bool):
+        return
+    key = pull_key(target)
+    if sync_journal.cursor(conn, key, project) == last_seq - accepted:
+        sync_journal.set_cursor(conn, key, project, last_seq, stamp())
 
 
 def pull(

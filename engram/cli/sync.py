@@ -94,9 +94,11 @@ def _export(store: Store, folder: SyncFolder, project: str | None, as_json: bool
     elif report.chunk_id is None:
         typer.echo("nothing new to sync")
     else:
+        many = len(report.chunk_ids) > 1
+        what = f"{len(report.chunk_ids)} chunks" if many else f"chunk {report.chunk_id}"
+        where = Path(report.path or "").parent if many else report.path
         typer.echo(
-            f"wrote chunk {report.chunk_id} ({report.mutations} mutations) to {report.path}"
-            " — commit .engram/ to share it"
+            f"wrote {what} ({report.mutations} mutations) to {where} — commit .engram/ to share it"
         )
 
 

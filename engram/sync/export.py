@@ -1,4 +1,7 @@
-"""Exporting the journal: the mutations not yet written to a target, as one chunk.
+"""Exporting the journal: the mutations not yet written to a target, as chunks.
+
+One chunk holds at most :data:`CHUNK_CONTENT_BYTES` of content, well under the cap every
+reader enforces (:data:`engram.sync.chunk.MAX_CHUNK_BYTES`), so what we export always imports.
 
 Text leaves the machine only after redaction (the same rule as a save), and only shared
 fields are in a payload (the journal triggers never record pins, review state or leases).
@@ -15,27 +18,31 @@ from engram.memory.redaction import redact
 from engram.store import sync_journal
 from engram.store.db import Store
 from engram.store.sync_journal import JournalRow
-from engram.sync.chunk import EncodedChunk, encode_chunk
+from engram.sync.chunk import MAX_CHUNK_BYTES, EncodedChunk, encode_chunk
 from engram.sync.gitdir import GIT_TARGET, SyncFolder
 from engram.sync.manifest import ManifestEntry
 from engram.sync.mutation import TEXT_FIELDS, Mutation
 
 ALL_PROJECTS = "*"
+CHUNK_CONTENT_BYTES = MAX_CHUNK_BYTES // 2
 
 
 @dataclass(frozen=True, slots=True)
 class ExportReport:
-    """What ``engram sync`` wrote: the chunk (None when nothing was pending)."""
+    """What ``engram sync`` wrote: the last chunk (None when nothing was pending) and, for a
+    large export, every chunk in ``chunk_ids``."""
 
     chunk_id: str | None
     mutations: int
     projects: tuple[str, ...]
     path: str | None
+    chunk_ids: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return {
             "chunk": self.chunk_id,
+            "chunks": list(self.chunk_ids),
             "mutations": self.mutations,
             "projects": list(self.projects),
             "path": self.path,
@@ -99,15 +106,32 @@ def export_chunk(store: Store, folder: SyncFolder, *, project: str | None) -> Ex
             sync_journal.record_sync(conn, GIT_TARGET, now=now)
             return ExportReport(None, 0, (), None)
         origin = sync_journal.device_id(conn)
-        lines = [export_line(origin, row) for row in rows]
-        chunk = encode_chunk(origin, now, lines)
+        written: list[str] = []
+        for group in _groups(rows, [export_line(origin, row) for row in rows]):
+            chunk = encode_chunk(origin, now, [line for _, line in group])
+            in_chunk = tuple(sorted({row.project for row, _ in group}))
+            path = folder.write_chunk(chunk, _entry(chunk, origin, now, in_chunk))
+            sync_journal.mark_chunk(conn, GIT_TARGET, chunk.id, now)
+            written.append(chunk.id)
         projects = tuple(sorted({row.project for row in rows}))
-        path = folder.write_chunk(chunk, _entry(chunk, origin, now, projects))
-        sync_journal.mark_chunk(conn, GIT_TARGET, chunk.id, now)
         scope = project if project is not None else ALL_PROJECTS
         sync_journal.set_cursor(conn, GIT_TARGET, scope, max(r.seq for r in rows), now)
         sync_journal.record_sync(conn, GIT_TARGET, now=now)
-    return ExportReport(chunk.id, len(lines), projects, str(path))
+    return ExportReport(written[-1], len(rows), projects, str(path), tuple(written))
+
+
+def _groups(rows: list[JournalRow], lines: list[str]) -> list[list[tuple[JournalRow, str]]]:
+    """Rows with their lines, in order, cut so each chunk's content stays under the target."""
+    groups: list[list[tuple[JournalRow, str]]] = [[]]
+    size = 0
+    for row, line in zip(rows, lines, strict=True):
+        cost = len(line.encode("utf-8")) + 1
+        if groups[-1] and size + cost > CHUNK_CONTENT_BYTES:
+            groups.append([])
+            size = 0
+        groups[-1].append((row, line))
+        size += cost
+    return groups
 
 
 def _entry(chunk: EncodedChunk, origin: str, now: str, projects: tuple[str, ...]) -> ManifestEntry:

@@ -93,3 +93,26 @@ def test_a_chunk_that_is_not_a_small_regular_file_is_refused(
     assert_one_line_error(done)
     expected = "over the" if kind == "oversized" else "not a regular file"
     assert expected in done.stderr and "0123456789abcdef" in done.stderr
+
+
+def test_an_export_larger_than_one_chunk_is_split_and_imports_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engram.sync import export
+    from tests.sync.replica import Replica
+
+    monkeypatch.setattr(export, "CHUNK_CONTENT_BYTES", 4000)
+    a, b = Replica(tmp_path / "a"), Replica(tmp_path / "b")
+    try:
+        for n in range(30):
+            a.save(f"note {n}", "x" * 500)
+        report = export.export_chunk(a.store, a.folder, project=None)
+        assert len(report.chunk_ids) > 3 and report.mutations >= 30
+        assert all(p.stat().st_size < 4000 for p in a.folder.chunk_files().values())
+        b.pull_from(a)
+        b.import_()
+        b_rows = b.store.connection.execute("SELECT count(*) FROM observations").fetchone()[0]
+        assert b_rows == 30
+    finally:
+        a.close()
+        b.close()

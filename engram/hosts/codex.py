@@ -29,6 +29,9 @@ class Codex(McpHost):
             "`codex mcp list` shows engram",
         ),
     }
+    without_hooks: ClassVar[tuple[str, ...]] = (
+        "`codex mcp list` shows engram enabled; nothing to trust (no hooks were written)",
+    )
     mcp: ClassVar[dict[Scope, McpTarget]] = {
         Scope.GLOBAL: McpTarget(
             (Location(Base.CODEX_HOME, "config.toml"),), DocFormat.TOML, ("mcp_servers",)
@@ -51,6 +54,12 @@ class Codex(McpHost):
             skills=Location(Base.HOME, ".agents/skills"),
         ),
     }
+
+    def after_link(self, ctx: HostContext) -> list[str]:
+        """The hook-trust step only when hooks were written (``--no-hooks`` writes none)."""
+        if ctx.scope is Scope.GLOBAL and not ctx.hooks:
+            return list(self.without_hooks)
+        return super().after_link(ctx)
 
     def mcp_entry(self, ctx: HostContext, keys: tuple[str, ...]) -> dict[str, JSONValue]:
         """``command`` + ``args`` and the approval rule for ``engram_commit``; nothing else."""

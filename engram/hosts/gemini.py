@@ -31,7 +31,11 @@ class GeminiCli(McpHost):
             "ignores .gemini/settings.json in untrusted folders); `gemini mcp list` then shows "
             "engram Connected",
         ),
-        Scope.GLOBAL: ("`gemini mcp list` shows engram Connected in any folder",),
+        Scope.GLOBAL: (
+            "trust each folder you work in: start `gemini` there and choose to trust it (Gemini "
+            "CLI disables user MCP servers in untrusted folders); `gemini mcp list` in a trusted "
+            "folder then shows engram Connected",
+        ),
     }
     dialect = Dialect.JSON_COMMENTS
     mcp: ClassVar[dict[Scope, McpTarget]] = {

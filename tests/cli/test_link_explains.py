@@ -141,6 +141,17 @@ def test_link_prints_the_next_step_and_what_to_commit(
     assert "commit:" not in out  # nothing in the repo
 
 
+def test_next_steps_follow_what_link_wrote_and_where(
+    sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = engram(capsys, "link", "codex", "--global", "--no-hooks")
+    assert code == 0, out
+    assert "trust the engram hooks" not in out and "nothing to trust" in out
+    code, out = engram(capsys, "link", "gemini", "--global")
+    assert "next:     trust each folder you work in" in out
+    assert "in any folder" not in out
+
+
 def test_machine_specific_files_are_not_offered_for_commit(
     sandbox: Sandbox, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

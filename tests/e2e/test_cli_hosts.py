@@ -1,0 +1,200 @@
+"""The terminal agents whose CLIs install from npm or PyPI and run without an account: after
+`engram link <host>` and the `next:` step it prints, the host itself lists engram (connected,
+where the host reports it); every hook command link wrote runs under the host's PATH, exit 0.
+
+CLIs come pinned from ``scripts/install-host-clis``: npm ones in ``<cache>/npm``, the PyPI ones
+(Python >= 3.12) in ``<cache>/py312``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engram.testing import Sandbox
+from tests.e2e.conftest import NPM_BIN, Hosts
+
+pytestmark = pytest.mark.e2e
+
+PYPI_BIN = NPM_BIN.parents[2] / "py312" / "bin"
+
+
+@pytest.fixture
+def box(sandbox: Sandbox) -> Hosts:
+    """Host CLIs over a fresh sandbox: a git repository nobody trusted or approved yet."""
+    subprocess.run(["git", "init", "-q"], cwd=sandbox.workspace, check=True)
+    return Hosts(sandbox)
+
+
+def cli(box: Hosts, program: str, *args: str) -> str:
+    """Run a host CLI (npm or PyPI); its stdout + stderr."""
+    path = PYPI_BIN / program if program in ("kimi", "vibe") else NPM_BIN / program
+    if not path.exists():
+        pytest.fail(f"{path} is missing: run scripts/install-host-clis")
+    done = box.run(str(path), *args)
+    return done.stdout + done.stderr
+
+
+def reports(box: Hosts, pattern: str, program: str, *args: str) -> str:
+    """Run a host's list command until its output matches ``pattern`` (three tries: on a loaded
+    machine Droid still says "connecting" and Qwen "timed out" when our server answers late)."""
+    for _ in range(3):
+        out = cli(box, program, *args)
+        if re.search(pattern, out):
+            return out
+    raise AssertionError(f"{program} {' '.join(args)} never matched {pattern!r}:\n{out}")
+
+
+def next_step(linked: str) -> str:
+    """The one ``next:`` line link printed."""
+    (step,) = [line.strip() for line in linked.splitlines() if line.strip().startswith("next:")]
+    return step
+
+
+def printed_command(step: str, program: str) -> list[str]:
+    """The first backticked command in ``step`` that runs ``program``."""
+    found = re.search(rf"`({program} [^`]+)`", step)
+    assert found, step
+    return shlex.split(found.group(1))
+
+
+def hook_commands(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [c for k, v in value.items() for c in ([v] if k == "command" else hook_commands(v))]
+    if isinstance(value, list):
+        return [c for v in value for c in hook_commands(v)]
+    return []
+
+
+def run_every_hook(box: Hosts, host: str, settings: Path) -> None:
+    """Each hook command in ``settings``, fed each event it is registered for, exits 0 quietly."""
+    hooks = json.loads(settings.read_text())["hooks"]
+    assert hooks, settings
+    for event, groups in hooks.items():
+        for command in sorted(set(hook_commands(groups))):
+            payload = {
+                "hook_event_name": event,
+                "session_id": f"e2e-{host}",
+                "cwd": str(box.sandbox.workspace),
+                "prompt": "add rate limiting to login",
+                "source": "startup",
+            }
+            done = subprocess.run(
+                shlex.split(command),
+                input=json.dumps(payload),
+                capture_output=True,
+                text=True,
+                env=box.env(),
+                cwd=box.sandbox.workspace,
+                timeout=60,
+            )
+            assert done.returncode == 0 and done.stderr == "", (command, event, done.stderr)
+
+
+def answers_initialize(box: Hosts, entry: dict[str, Any]) -> None:
+    """Start the server command an entry names and get its ``initialize`` answer (for hosts
+    whose list command does not start servers)."""
+    argv = [entry["command"], *entry.get("args", [])]
+    request = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "e2e", "version": "1"},
+        },
+    }
+    done = subprocess.run(
+        argv,
+        input=json.dumps(request) + "\n",
+        capture_output=True,
+        text=True,
+        env=box.env(),
+        cwd=box.sandbox.workspace,
+        timeout=60,
+    )
+    answer = json.loads(done.stdout.splitlines()[0])
+    assert answer["result"]["serverInfo"]["name"], done.stdout
+
+
+def test_copilot_lists_the_workspace_server_once_the_folder_is_trusted(box: Hosts) -> None:
+    step = next_step(box.engram("link", "copilot").stdout)
+    assert "trust the folder" in step
+    assert "engram" not in cli(box, "copilot", "mcp", "list")  # untrusted: not read, as said
+    # What Copilot records when the user answers its trust prompt.
+    config = box.sandbox.home / ".copilot" / "config.json"
+    config.parent.mkdir(exist_ok=True)
+    config.write_text(json.dumps({"trustedFolders": [str(box.sandbox.workspace)]}))
+    shown = cli(box, "copilot", "mcp", "get", "engram")
+    assert "Status: Enabled" in shown and "Source: Workspace" in shown, shown
+    entry = json.loads((box.sandbox.workspace / ".github/mcp.json").read_text())
+    answers_initialize(box, entry["mcpServers"]["engram"])
+
+
+def test_copilot_user_server_is_listed_and_unlink_forgets_it(box: Hosts) -> None:
+    box.engram("link", "copilot", "--global")
+    out = cli(box, "copilot", "mcp", "list")
+    assert re.search(r"User servers:\s+engram \(local\)", out), out
+    box.engram("unlink", "copilot", "--global")
+    assert "engram" not in cli(box, "copilot", "mcp", "list")
+
+
+def test_qwen_connects_after_the_printed_approval_and_runs_the_hooks(box: Hosts) -> None:
+    step = next_step(box.engram("link", "qwen").stdout)
+    approve = printed_command(step, "qwen")
+    assert approve == ["qwen", "mcp", "approve", "engram"]
+    assert "Approved" in cli(box, "qwen", *approve[1:])
+    reports(box, r"✓ engram: engram-mcp\s+\(stdio\) - Connected", "qwen", "mcp", "list")
+    run_every_hook(box, "qwen", box.sandbox.workspace / ".qwen/settings.json")
+
+
+def test_qwen_user_server_connects_with_nothing_to_approve(box: Hosts) -> None:
+    step = next_step(box.engram("link", "qwen", "--global").stdout)
+    assert "approve" not in step
+    reports(box, r"✓ engram: engram-mcp\s+\(stdio\) - Connected", "qwen", "mcp", "list")
+
+
+def test_auggie_lists_workspace_and_user_servers(box: Hosts) -> None:
+    assert "nothing to approve" in next_step(box.engram("link", "auggie").stdout)
+    box.engram("link", "auggie", "--global")
+    out = cli(box, "auggie", "mcp", "list")
+    assert re.search(r"✓ engram\s+stdio\s+engram-mcp", out), out  # one name: the project entry wins
+    box.engram("unlink", "auggie")
+    assert re.search(r"✓ engram\s+stdio\s+engram-mcp", cli(box, "auggie", "mcp", "list"))
+    entry = json.loads((box.sandbox.home / ".augment/settings.json").read_text())
+    answers_initialize(box, entry["mcpServers"]["engram"])
+
+
+def test_droid_connects_in_both_scopes_and_runs_the_hooks(box: Hosts) -> None:
+    assert "connected" in next_step(box.engram("link", "droid").stdout)
+    box.engram("link", "droid", "--global")
+    reports(box, r"engram\s+stdio\s+connected\s+\[project\]", "droid", "mcp", "list")
+    run_every_hook(box, "droid", box.sandbox.workspace / ".factory/settings.json")
+    run_every_hook(box, "droid", box.sandbox.home / ".factory/settings.json")
+
+
+def test_amp_lists_workspace_and_global_servers(box: Hosts) -> None:
+    step = next_step(box.engram("link", "amp").stdout)
+    assert "amp mcp approve engram" in step and "log in" in step
+    box.engram("link", "amp", "--global")
+    out = cli(box, "amp", "mcp", "list")
+    assert re.search(r"Workspace .amp/settings.json\s+engram\s+command\s+engram-mcp", out), out
+    assert re.search(r"Global \S+\s+engram\s+command\s+engram-mcp", out), out
+    entry = json.loads((box.sandbox.home / ".config/amp/settings.json").read_text())
+    answers_initialize(box, entry["amp.mcpServers"]["engram"])
+
+
+def test_kimi_connects_to_the_user_server(box: Hosts) -> None:
+    notice = box.engram("link", "kimi").stdout
+    assert "engram link kimi --global" in notice and "next:" not in notice
+    step = next_step(box.engram("link", "kimi", "--global").stdout)
+    assert printed_command(step, "kimi") == ["kimi", "mcp", "list"]
+    out = cli(box, "kimi", "mcp", "test", "engram")
+    assert "✓ Connected to 'engram'" in out, out

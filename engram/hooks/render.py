@@ -149,6 +149,20 @@ def windsurf_rule() -> str:
     return _render("windsurf-rule.md.j2", host="windsurf")
 
 
+RULE_TEMPLATES = {
+    "cursor": "cursor-rule.mdc.j2",
+    "windsurf": "windsurf-rule.md.j2",
+    "kiro": "kiro-steering.md.j2",
+    "continue": "continue-rule.md.j2",
+}
+
+
+def rule_file(host: str) -> str:
+    """The rule file Engram owns for ``host`` (``engram.md`` / ``engram.mdc``): the protocol,
+    with the front matter that makes that host always apply it (plain Markdown otherwise)."""
+    return _render(RULE_TEMPLATES.get(host, "instructions.md.j2"), host=host)
+
+
 def skill_files() -> dict[str, str]:
     """The skill's files, keyed by path relative to a host's skills folder."""
     root = asset_path("skills", SKILL_NAME)

@@ -163,8 +163,13 @@ class McpHost(Host):
         if target is not None or self.extras_when_skipped:
             from engram.hosts.extras import extra_edits  # extras builds on this module
 
-            plan.edits += extra_edits(self.name, self.files.get(ctx.scope), ctx)
+            plan.edits += extra_edits(self.name, self.scope_files(ctx), ctx)
         return plan
+
+    def scope_files(self, ctx: HostContext) -> HostFiles | None:
+        """The hook, instruction, skill and rule files for ``ctx.scope`` (``files`` by default;
+        a host whose instruction file depends on what exists overrides this)."""
+        return self.files.get(ctx.scope)
 
     def unlink_plan(self, ctx: HostContext) -> LinkPlan:
         """A :class:`RemoveValue` of the ``engram`` entry in every candidate file that has one."""

@@ -23,6 +23,9 @@ class Base(StrEnum):
     CONFIG_HOME = "config_home"  # $XDG_CONFIG_HOME, else ~/.config
     KIMI_HOME = "kimi_home"  # $KIMI_SHARE_DIR, else ~/.kimi
     VIBE_HOME = "vibe_home"  # $VIBE_HOME, else ~/.vibe
+    # Desktop apps' settings folder: macOS ~/Library/Application Support, Windows %APPDATA%,
+    # else $XDG_CONFIG_HOME (~/.config).
+    APP_CONFIG = "app_config"
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,7 @@ class Location:
             Base.CODEX_HOME: "$CODEX_HOME/",
             Base.KIMI_HOME: "~/.kimi/",
             Base.VIBE_HOME: "~/.vibe/",
+            Base.APP_CONFIG: "<app config>/",
         }
         return prefix.get(self.base, "$XDG_CONFIG_HOME/") + self.relpath
 
@@ -147,6 +151,8 @@ class HostContext:
             return (
                 Path(self.env["CODEX_HOME"]) if self.env.get("CODEX_HOME") else self.home / ".codex"
             )
+        if base is Base.APP_CONFIG:
+            return self._app_config()
         if base is Base.CONFIG_HOME:
             xdg = self.env.get("XDG_CONFIG_HOME")
             return Path(xdg) if xdg else self.home / ".config"
@@ -154,6 +160,16 @@ class HostContext:
             variable, default = _OWN_HOMES[base]
             return Path(self.env[variable]) if self.env.get(variable) else self.home / default
         return self.home
+
+    def _app_config(self) -> Path:
+        import sys
+
+        if sys.platform == "darwin":
+            return self.home / "Library" / "Application Support"
+        if sys.platform == "win32":
+            appdata = self.env.get("APPDATA")
+            return Path(appdata) if appdata else self.home / "AppData" / "Roaming"
+        return self.base_dir(Base.CONFIG_HOME)
 
     def path(self, location: Location) -> Path:
         """The absolute path of ``location``."""

@@ -8,7 +8,8 @@ host's unit). Unlink needs no plan: the engine takes back what the ledger record
   OpenCode's "hook file" is Engram's plugin, written whole.
 - instructions: a managed block ``engram`` in ``AGENTS.md`` / ``CLAUDE.md`` / ``GEMINI.md``.
 - skills: ``<skills dir>/memory-protocol/SKILL.md``, a file Engram owns.
-- rules: ``engram.mdc`` (Cursor) and ``engram.md`` (Windsurf) are files Engram owns; any other
+- rules: ``engram.mdc`` (Cursor) and ``engram.md`` (Windsurf, Kiro steering, Cline, Continue)
+  are files Engram owns, with the front matter each host needs to always apply them; any other
   rules file (Windsurf's shared ``global_rules.md``) gets a managed block instead.
 """
 
@@ -48,10 +49,8 @@ def guidance_edits(host: str, files: HostFiles, ctx: HostContext) -> list[Edit]:
         edits += [OwnedFile(folder / rel, text) for rel, text in render.skill_files().items()]
     if files.rules is not None:
         rule = ctx.path(files.rules)
-        if rule.name == "engram.mdc":
-            edits.append(OwnedFile(rule, render.cursor_rule()))
-        elif rule.name == "engram.md":
-            edits.append(OwnedFile(rule, render.windsurf_rule()))
+        if rule.name in ("engram.mdc", "engram.md"):
+            edits.append(OwnedFile(rule, render.rule_file(host)))
         else:
             edits.append(ManagedBlock(rule, BLOCK_ID, render.instruction_block(host)))
     return edits

@@ -31,10 +31,19 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "engram.hosts.antigravity",
     "engram.hosts.amp",
     "engram.hosts.auggie",
+    "engram.hosts.claude_desktop",
+    "engram.hosts.cline",
+    "engram.hosts.continue_dev",
     "engram.hosts.copilot",
+    "engram.hosts.crush",
     "engram.hosts.droid",
+    "engram.hosts.goose",
+    "engram.hosts.kilo",
     "engram.hosts.kimi",
+    "engram.hosts.kiro",
     "engram.hosts.qwen",
+    "engram.hosts.vscode",
+    "engram.hosts.zed",
 )
 ENTRY_POINT_GROUP = "engram"
 

@@ -28,12 +28,26 @@ from engram.testing import Sandbox
 REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
 SEVEN = ["claude", "codex", "gemini", "cursor", "opencode", "windsurf", "antigravity"]
+# Hosts whose CLIs do not run here (or need an account): verified by their files.
+FILE_HOSTS = [
+    "claude-desktop",
+    "cline",
+    "continue",
+    "crush",
+    "goose",
+    "kilo",
+    "kiro",
+    "vscode",
+    "zed",
+]
+BUILT_IN = SEVEN + FILE_HOSTS
 
 
 def test_the_built_in_hosts_load_in_order() -> None:
     # the first seven first, then each later host in its own module, one host per module
     assert list(all_hosts())[:7] == SEVEN
     assert len(all_hosts()) == len(DEFAULT_PLUGINS) >= 13
+    assert set(BUILT_IN) <= set(all_hosts())
 
 
 def test_no_stray_hook_implementations() -> None:

@@ -1,0 +1,62 @@
+"""Cline: ``mcpServers.engram`` in ``cline_mcp_settings.json`` (user level only).
+
+Cline keeps MCP servers per user, never per workspace: the Cline CLI (and current extension
+builds) in ``~/.cline/data/settings/cline_mcp_settings.json``, the VS Code extension in VS
+Code's global storage (``<app config>/Code/User/globalStorage/saoudrizwan.claude-dev/settings/``).
+Engram edits the first of them that exists (doctor lists both when both do). The file is read
+with ``JSON.parse``: strict JSON. A workspace link skips MCP and writes only the rule
+``.clinerules/engram.md``, which Cline always applies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from engram.edit.plan import DocFormat, JSONValue, Scope
+from engram.hosts.base import Host, HostFiles, McpHost, McpTarget
+from engram.hosts.context import Base, HostContext, Location
+from engram.hosts.hookspecs import hookimpl
+
+EXTENSION = "Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"
+
+
+class Cline(McpHost):
+    """Cline (the VS Code extension and the Cline CLI)."""
+
+    name = "cline"
+    title = "Cline"
+    aliases = ("cline-cli", "claude-dev")
+    next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
+        Scope.GLOBAL: ("in Cline, open MCP Servers → Installed and check engram is enabled",),
+    }
+    mcp: ClassVar[dict[Scope, McpTarget]] = {
+        Scope.GLOBAL: McpTarget(
+            (
+                Location(Base.HOME, ".cline/data/settings/cline_mcp_settings.json"),
+                Location(Base.APP_CONFIG, EXTENSION),
+            ),
+            DocFormat.JSON,
+        ),
+    }
+    skipped: ClassVar[dict[Scope, str]] = {
+        Scope.WORKSPACE: (
+            "Cline workspace MCP is skipped: Cline reads MCP servers only from its user-level "
+            "cline_mcp_settings.json (run `engram link cline --global`)."
+        ),
+    }
+    extras_when_skipped = True  # the workspace rule helps without workspace MCP
+    files: ClassVar[dict[Scope, HostFiles]] = {
+        Scope.WORKSPACE: HostFiles(rules=Location(Base.WORKSPACE, ".clinerules/engram.md")),
+        Scope.GLOBAL: HostFiles(rules=Location(Base.HOME, "Documents/Cline/Rules/engram.md")),
+    }
+
+    def mcp_entry(self, ctx: HostContext, keys: tuple[str, ...]) -> dict[str, JSONValue]:
+        """``{command, args, disabled: false}``: no ``autoApprove``, so a commit still asks."""
+        return {"command": ctx.server.command, "args": list(ctx.server.args), "disabled": False}
+
+
+@hookimpl
+def register_hosts(register: Callable[[Host], None]) -> None:
+    """Register Cline."""
+    register(Cline())

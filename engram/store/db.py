@@ -110,19 +110,25 @@ class Store:
 
         ``data_dir`` defaults to :func:`engram.store.datadir.resolve_data_dir` of ``env``;
         ``busy_timeout_ms`` below the default also means a single wait (hooks have a deadline).
+        A Go engram store is converted first (:mod:`engram.store.legacy`), with a notice on
+        stderr, except for a caller with such a deadline: it gets ``store.go_format``.
 
         Raises:
             EngramError: ``store.relative_data_dir``, ``store.network_filesystem``,
-                ``store.bad_data_dir``, ``store.open_failed``, ``store.schema_too_new``.
+                ``store.bad_data_dir``, ``store.open_failed``, ``store.schema_too_new``,
+                ``store.go_format`` (a hook's deadline), ``store.unknown_schema``,
+                ``store.schema_mismatch``, ``store.backup_failed``, ``store.convert_failed``.
         """
         directory = data_dir if data_dir is not None else data_dir_of(env)
         path = ensure_data_dir(directory, mountinfo)
         try:
             return cls(path, busy_timeout_ms=busy_timeout_ms)
         except EngramError as exc:
-            if exc.code != "store.go_format":
+            # The first write to a Go engram store converts it (after a verified backup) —
+            # not a caller with a deadline (a hook fails open instead; the next command or
+            # MCP start converts it).
+            if exc.code != "store.go_format" or busy_timeout_ms < BUSY_TIMEOUT_MS:
                 raise
-            # The first write to a Go engram store converts it (after a verified backup).
             from engram.store.legacy.migrate_go import auto_migrate
 
             auto_migrate(path, str(exc.details["flavour"]), busy_timeout_ms=busy_timeout_ms)

@@ -141,3 +141,22 @@ def test_a_go_010_export_with_relations_keeps_them(sandbox: Sandbox) -> None:
     }  # fmt: skip
     with Store.open() as store:
         assert import_backup(store, json.dumps(data)).relations == 1
+
+
+def test_a_hook_on_a_go_store_fails_open_and_converts_nothing(sandbox: Sandbox) -> None:
+    db = build_v01(sandbox.data_dir)
+    before = digest(db)
+    event = {"hook_event_name": "SessionStart", "source": "startup", "session_id": "s1"}
+    result = subprocess.run(
+        [str(ENGRAM), "hook", "claude"],
+        input=json.dumps({**event, "cwd": str(sandbox.workspace)}),
+        capture_output=True,
+        text=True,
+        env=sandbox.env(),
+        cwd=sandbox.workspace,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert digest(db) == before
+    assert not list(sandbox.data_dir.glob("engram-go-backup-*"))

@@ -2,8 +2,10 @@
 
 Every accepted mutation push is also materialized into a chunk attributed to the authenticated
 principal (display name, else id, else ``unknown`` — never the envelope's ``created_by``). A
-chunk push keeps its own ``created_by`` and adds its mutations to the log, so mutation pullers
-and chunk pullers see the same history. Replays are idempotent: a mutation is identified by
+chunk push is attributed to the principal too; the ``created_by`` it claims is kept apart as
+``claimed_by``. Its mutations join the log, so mutation pullers and chunk pullers see the same
+history. Every audit row names the principal that sent the request. A push may only carry
+mutations of its own project (403 ``policy_forbidden`` otherwise, nothing stored). Replays are idempotent: a mutation is identified by
 ``(origin, clock)`` and a chunk by its id.
 """
 
@@ -26,12 +28,33 @@ from engram.sync.trust import TrustGate
 MAX_PULL = 1000
 
 
-def _only_own_project(project: str, batch: Sequence[Mutation], what: str) -> None:
-    """Refuse (403 ``policy_forbidden``) a push holding any mutation of another project: a
-    grant for one project never writes another."""
+def _only_own_project(
+    store: CloudStore,
+    principal: Principal,
+    project: str,
+    batch: Sequence[Mutation],
+    *,
+    action: str,
+    claimed_by: str | None,
+) -> None:
+    """Refuse (403 ``policy_forbidden``, audited) a push holding any mutation of another
+    project: a grant for one project never writes another."""
     refused = TrustGate.for_projects({project}, "push").first_refused(batch)
     if refused is not None:
         index, why = refused
+        what = "batch" if action == "mutation_push" else "chunk"
+        with store.transaction() as conn:
+            projects.record_sync_rejection(
+                conn,
+                contributor=principal.label,
+                principal_id=principal.id,
+                claimed_by=claimed_by,
+                project=project,
+                action=action,
+                entry_count=len(batch),
+                outcome="rejected_foreign_project",
+                reason_code="policy_forbidden",
+            )
         raise CloudProblem(
             403,
             "policy",
@@ -102,13 +125,16 @@ def push_mutations(
     """Append a batch of mutations; returns ``{project, accepted, duplicates, last_seq,
     chunks}``. Raises CloudProblem 400 (bad batch) or 409 ``sync-paused``."""
     batch = parse_entries(body.get("entries"))
-    _only_own_project(project, batch, "batch")
+    claimed = _claimed_by(body)
+    _only_own_project(store, principal, project, batch, action="mutation_push", claimed_by=claimed)
     with store.transaction() as conn:
         locked = mutations.lock_project(conn, project)
         if not locked.sync_enabled:
             projects.record_sync_rejection(
                 conn,
-                contributor=str(body.get("created_by") or "").strip() or principal.label,
+                contributor=principal.label,
+                principal_id=principal.id,
+                claimed_by=claimed,
                 project=project,
                 action="mutation_push",
                 entry_count=len(batch),
@@ -144,14 +170,19 @@ def pull_mutations(store: CloudStore, project: str, since: int, limit: int) -> d
     }
 
 
-def _read_chunk_body(body: dict[str, Any], fallback: str) -> tuple[str, str, bytes, list[Mutation]]:
-    """``(chunk_id, created_by, content, mutations)`` of a chunk push, verified."""
+def _claimed_by(body: dict[str, Any]) -> str | None:
+    """The ``created_by`` a push claims (a label only, at most 256 characters), or None."""
+    claimed = body.get("created_by")
+    if not isinstance(claimed, str) or not claimed.strip():
+        return None
+    return "".join(c for c in claimed.strip() if c.isprintable())[:256] or None
+
+
+def _read_chunk_body(body: dict[str, Any]) -> tuple[str, bytes, list[Mutation]]:
+    """``(chunk_id, content, mutations)`` of a chunk push, verified."""
     chunk_id = body.get("chunk_id")
     if not isinstance(chunk_id, str) or not chunk_id.strip():
         raise invalid("chunk_id_required", "chunk_id is required")
-    created_by = body.get("created_by")
-    if not isinstance(created_by, str) or not created_by.strip():
-        created_by = fallback
     try:
         content = base64.b64decode(str(body.get("content") or ""), validate=True)
     except (binascii.Error, ValueError) as exc:
@@ -162,22 +193,26 @@ def _read_chunk_body(body: dict[str, Any], fallback: str) -> tuple[str, str, byt
         if exc.code == "payload_too_large":
             raise CloudProblem(413, "invalid_request", exc.code, str(exc)) from exc
         raise CloudProblem(400, "repairable", exc.code, str(exc)) from exc
-    return chunk_id, created_by.strip(), content, batch
+    return chunk_id, content, batch
 
 
 def push_chunk(
     store: CloudStore, principal: Principal, project: str, body: dict[str, Any]
 ) -> dict[str, Any]:
-    """Store a client-built chunk after checking its hash; its mutations join the log (the
-    chunk keeps its own ``created_by``)."""
-    chunk_id, created_by, content, batch = _read_chunk_body(body, principal.label)
-    _only_own_project(project, batch, f"chunk {chunk_id}")
+    """Store a client-built chunk after checking its hash; its mutations join the log. It is
+    attributed to ``principal``; the ``created_by`` it claims is kept as ``claimed_by``."""
+    chunk_id, content, batch = _read_chunk_body(body)
+    claimed = _claimed_by(body)
+    created_by = principal.label
+    _only_own_project(store, principal, project, batch, action="chunk_push", claimed_by=claimed)
     with store.transaction() as conn:
         locked = mutations.lock_project(conn, project)
         if not locked.sync_enabled:
             projects.record_sync_rejection(
                 conn,
                 contributor=created_by,
+                principal_id=principal.id,
+                claimed_by=claimed,
                 project=project,
                 action="chunk_push",
                 entry_count=len(batch),
@@ -191,6 +226,8 @@ def push_chunk(
                 created_by=created_by,
                 origin="push",
                 mutation_count=len(batch),
+                claimed_by=claimed,
+                principal_id=principal.id,
             )
             fresh = mutations.unknown_mutations(conn, project, batch) if stored else []
             last = _store_batch(
@@ -223,6 +260,7 @@ def list_chunks(store: CloudStore, project: str) -> dict[str, Any]:
             {
                 "chunk_id": r["chunk_id"],
                 "created_by": r["created_by"],
+                "claimed_by": r["claimed_by"],
                 "origin": r["origin"],
                 "mutation_count": r["mutation_count"],
                 "byte_size": r["byte_size"],
@@ -243,6 +281,7 @@ def get_chunk(store: CloudStore, project: str, chunk_id: str) -> dict[str, Any]:
         "project": project,
         "chunk_id": row["chunk_id"],
         "created_by": row["created_by"],
+        "claimed_by": row["claimed_by"],
         "origin": row["origin"],
         "mutation_count": row["mutation_count"],
         "content": base64.b64encode(row["content"]).decode("ascii"),

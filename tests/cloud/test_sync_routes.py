@@ -52,7 +52,7 @@ def test_materialized_chunk_is_attributed_to_the_principal_not_the_envelope(
     assert len(lines) == 2 and '"engram_chunk":1' in lines[0] and '"obs-dev-a-1"' in lines[1]
 
 
-def test_chunk_push_keeps_its_created_by_and_feeds_the_mutation_log(cloud: CloudServer) -> None:
+def test_chunk_push_is_the_principals_and_feeds_the_mutation_log(cloud: CloudServer) -> None:
     client = cloud.client(SYNC_TOKEN)
     body = chunk_body("p", [observation("dev-b", 1), observation("dev-b", 2)], "bob-laptop")
     first = client.post("/sync/push", json=body)
@@ -60,8 +60,8 @@ def test_chunk_push_keeps_its_created_by_and_feeds_the_mutation_log(cloud: Cloud
     assert first.json()["status"] == "stored"
     assert client.post("/sync/push", json=body).json()["status"] == "already_present"
     manifest = client.get("/sync/pull", params={"project": "p"}).json()["chunks"]
-    assert [(c["chunk_id"], c["created_by"]) for c in manifest] == [
-        (body["chunk_id"], "bob-laptop")
+    assert [(c["chunk_id"], c["created_by"], c["claimed_by"]) for c in manifest] == [
+        (body["chunk_id"], "legacy-sync", "bob-laptop")
     ]
     pulled = client.get("/sync/mutations/pull", params={"project": "p"}).json()["mutations"]
     assert [m["key"] for m in pulled] == ["obs-dev-b-1", "obs-dev-b-2"]
@@ -146,8 +146,8 @@ def test_paused_project_rejects_pushes_with_an_audit_row_but_serves_pulls(
             " FROM cloud_sync_audit_log ORDER BY id"
         ).fetchall()
     assert rows == [
-        ("alice", "p", "mutation_push", "rejected_project_paused", 1, "sync-paused"),
-        ("carol", "p", "chunk_push", "rejected_project_paused", 1, "sync-paused"),
+        ("legacy-sync", "p", "mutation_push", "rejected_project_paused", 1, "sync-paused"),
+        ("legacy-sync", "p", "chunk_push", "rejected_project_paused", 1, "sync-paused"),
     ]
     audit = admin.get("/admin/audit-log").json()
     assert [r["action"] for r in audit] == ["chunk_push", "mutation_push"]

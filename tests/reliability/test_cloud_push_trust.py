@@ -138,3 +138,35 @@ def test_a_gzip_bomb_chunk_push_is_a_413_and_costs_the_server_little(
     assert pushed.json()["error_class"] == "invalid_request"
     assert peak - resting < 100
     assert client.get("/health").status_code == 200
+
+
+def test_a_pushed_chunk_and_every_audit_row_name_the_principal(
+    cloud: CloudServer, database_url: str
+) -> None:
+    import psycopg
+
+    client = cloud.client(SYNC_TOKEN)
+    body = chunk_body("proj-a", [observation("dev", 1, project="proj-a")], "alice-the-admin")
+    assert client.post("/sync/push", json=body).status_code == 200
+    manifest = client.get("/sync/pull", params={"project": "proj-a"}).json()["chunks"]
+    assert [(c["created_by"], c["claimed_by"]) for c in manifest] == [
+        ("legacy-sync", "alice-the-admin")
+    ]
+    chunk = client.get(f"/sync/pull/{body['chunk_id']}", params={"project": "proj-a"}).json()
+    assert (chunk["created_by"], chunk["claimed_by"]) == ("legacy-sync", "alice-the-admin")
+    foreign = [observation("dev", 2, project="proj-b")]
+    refused = client.post(
+        "/sync/mutations/push",
+        json={"project": "proj-a", "created_by": "alice-the-admin", "entries": foreign},
+    )
+    assert refused.status_code == 403
+    with psycopg.connect(database_url) as conn:
+        rows = conn.execute(
+            "SELECT contributor, principal_id, outcome, metadata->>'claimed_by'"
+            " FROM cloud_sync_audit_log ORDER BY id"
+        ).fetchall()
+        contributors = conn.execute("SELECT DISTINCT created_by FROM cloud_mutations").fetchall()
+    assert [(r[0], r[2], r[3]) for r in rows] == [
+        ("legacy-sync", "rejected_foreign_project", "alice-the-admin")
+    ]
+    assert rows[0][1] and contributors == [("legacy-sync",)]

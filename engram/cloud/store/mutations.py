@@ -149,10 +149,11 @@ def last_seq(conn: Conn, project: str) -> int:
 
 _INSERT_CHUNK = """
     INSERT INTO cloud_chunks
-        (project, chunk_id, created_by, origin, content, mutation_count, byte_size)
+        (project, chunk_id, created_by, origin, content, mutation_count, byte_size, claimed_by,
+         principal_id)
     VALUES
         (%(project)s, %(chunk_id)s, %(created_by)s, %(origin)s, %(content)s,
-         %(mutation_count)s, %(byte_size)s)
+         %(mutation_count)s, %(byte_size)s, %(claimed_by)s, %(principal_id)s)
     ON CONFLICT (project, chunk_id) DO NOTHING
 """
 
@@ -166,8 +167,11 @@ def insert_chunk(
     created_by: str,
     origin: str,
     mutation_count: int,
+    claimed_by: str | None = None,
+    principal_id: str | None = None,
 ) -> bool:
-    """Store a chunk; False when the project already holds that chunk id (a replay)."""
+    """Store a chunk attributed to ``created_by`` (the principal; ``claimed_by`` is what the
+    pusher said, kept as a label); False when the project already holds that chunk id."""
     cur = conn.execute(
         _INSERT_CHUNK,
         {
@@ -178,6 +182,8 @@ def insert_chunk(
             "content": content,
             "mutation_count": mutation_count,
             "byte_size": len(content),
+            "claimed_by": claimed_by,
+            "principal_id": principal_id,
         },
     )
     return cur.rowcount == 1
@@ -195,7 +201,7 @@ def has_chunk(conn: Conn, project: str, chunk_id: str) -> bool:
 
 
 _LIST_CHUNKS = """
-    SELECT chunk_id, created_by, origin, mutation_count, byte_size, created_at
+    SELECT chunk_id, created_by, claimed_by, origin, mutation_count, byte_size, created_at
     FROM cloud_chunks
     WHERE project = %(project)s
     ORDER BY created_at, chunk_id
@@ -208,7 +214,7 @@ def list_chunks(conn: Conn, project: str) -> list[dict[str, Any]]:
 
 
 _GET_CHUNK = """
-    SELECT chunk_id, created_by, origin, content, mutation_count, created_at
+    SELECT chunk_id, created_by, claimed_by, origin, content, mutation_count, created_at
     FROM cloud_chunks
     WHERE project = %(project)s AND chunk_id = %(chunk_id)s
 """

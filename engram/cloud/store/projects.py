@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from psycopg.types.json import Jsonb
+
 from engram.cloud.store.db import Conn
 
 _SET_SYNC = """
@@ -48,9 +50,10 @@ def get_project(conn: Conn, project: str) -> dict[str, Any] | None:
 
 _RECORD_REJECTION = """
     INSERT INTO cloud_sync_audit_log
-        (contributor, project, action, outcome, entry_count, reason_code)
+        (contributor, principal_id, project, action, outcome, entry_count, reason_code, metadata)
     VALUES
-        (%(contributor)s, %(project)s, %(action)s, %(outcome)s, %(entry_count)s, %(reason_code)s)
+        (%(contributor)s, %(principal_id)s, %(project)s, %(action)s, %(outcome)s,
+         %(entry_count)s, %(reason_code)s, %(metadata)s)
 """
 
 
@@ -63,8 +66,11 @@ def record_sync_rejection(
     entry_count: int,
     outcome: str = "rejected_project_paused",
     reason_code: str = "sync-paused",
+    principal_id: str | None = None,
+    claimed_by: str | None = None,
 ) -> None:
-    """Append one row to ``cloud_sync_audit_log``."""
+    """Append one row to ``cloud_sync_audit_log``: ``contributor`` is the principal that sent
+    the request; a ``created_by`` it claimed is kept in ``metadata.claimed_by``."""
     conn.execute(
         _RECORD_REJECTION,
         {
@@ -74,6 +80,8 @@ def record_sync_rejection(
             "outcome": outcome,
             "entry_count": entry_count,
             "reason_code": reason_code,
+            "principal_id": principal_id,
+            "metadata": Jsonb({"claimed_by": claimed_by}) if claimed_by else None,
         },
     )
 

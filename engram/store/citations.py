@@ -115,15 +115,21 @@ def mark_used(conn: sqlite3.Connection, observation_id: int, now: str) -> None:
 
 
 def file_checks(conn: sqlite3.Connection, keys: Iterable[tuple[str, str]]) -> list[FileCheck]:
-    """The cached checks of the files ``keys`` (``(repo_root, path)`` pairs)."""
-    found: list[FileCheck] = []
+    """The cached checks of the files ``keys`` (``(repo_root, path)`` pairs): one statement
+    per repository (at most 500 paths at once)."""
+    by_root: dict[str, list[str]] = {}
     for root, path in set(keys):
-        cursor = conn.execute(
-            "SELECT repo_root, path, identity, blob_id, symbols, moved_to, deleted_in"
-            " FROM code_file_checks WHERE repo_root = ? AND path = ?",
-            (root, path),
-        )
-        found += from_rows(FileCheck, cursor)
+        by_root.setdefault(root, []).append(path)
+    found: list[FileCheck] = []
+    for root, paths in by_root.items():
+        for start in range(0, len(paths), 500):
+            chunk = paths[start : start + 500]
+            cursor = conn.execute(
+                "SELECT repo_root, path, identity, blob_id, symbols, moved_to, deleted_in"
+                f" FROM code_file_checks WHERE repo_root = ? AND path IN ({', '.join('?' * len(chunk))})",
+                [root, *chunk],
+            )
+            found += from_rows(FileCheck, cursor)
     return found
 
 

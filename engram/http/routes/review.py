@@ -1,4 +1,5 @@
-"""Review: observations whose review date passed, and marking one reviewed."""
+"""Review: observations whose review date passed, those whose cited code moved (stale), and
+marking one reviewed."""
 
 from __future__ import annotations
 
@@ -20,6 +21,17 @@ def due(call: Call) -> Any:
     return [item.to_dict() for item in review.list_due(call.store, project=project, limit=limit)]
 
 
+@endpoint(inline=True)
+def stale(call: Call) -> Any:
+    """GET /review/stale — observations whose cited code is gone or moved, with reasons and
+    fixes (``[]`` when none)."""
+    from engram.memory.stale import list_stale
+
+    project = read_scope(call)
+    limit = call.query_int("limit", review.DEFAULT_REVIEW_LIMIT) or review.DEFAULT_REVIEW_LIMIT
+    return [item.to_dict() for item in list_stale(call.store, project=project, limit=limit)]
+
+
 @endpoint(body=True)
 def mark_reviewed(call: Call) -> Any:
     """POST /review/mark_reviewed — ``{observation_id}`` (legacy ``{id}``): the refreshed row."""
@@ -33,5 +45,6 @@ def mark_reviewed(call: Call) -> Any:
 
 ROUTES: list[BaseRoute] = [
     Route("/review", due, methods=["GET"]),
+    Route("/review/stale", stale, methods=["GET"]),
     Route("/review/mark_reviewed", mark_reviewed, methods=["POST"]),
 ]

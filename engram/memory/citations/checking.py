@@ -17,7 +17,14 @@ import sqlite3
 
 from engram.errors import EngramError
 from engram.memory.citations import worktree
-from engram.memory.citations.status import CHANGED, CURRENT, STALE, CodeStatus, checking_enabled
+from engram.memory.citations.status import (
+    CHANGED,
+    CURRENT,
+    STALE,
+    CodeStatus,
+    checking_enabled,
+    shown,
+)
 from engram.store import citations
 from engram.store.citations import Citation, FileCheck
 
@@ -117,8 +124,6 @@ class _Files:
             where = f"in {check.deleted_in}" if check.deleted_in else "(not committed yet)"
             return STALE, f"{path} deleted {where}"
         if citation.symbol and not self.defines(check, citation.symbol):
-            from engram.memory.citations.symbols import shown
-
             return STALE, f"{shown(citation.symbol, citation.symbol_kind)} no longer in {path}"
         if check.blob_id != citation.blob_id:
             return CHANGED, f"{path} changed since saved"

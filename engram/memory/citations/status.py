@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 CURRENT, CHANGED, STALE = "current", "changed", "stale"
+FUNCTION, CLASS, CONSTANT = "function", "class", "constant"  # kinds of defined symbols
 DEFAULT_STALE_REVIEW_DAYS = 30
 _OFF = ("off", "0", "false", "no", "none")
 
@@ -53,6 +54,11 @@ class CodeStatus(Record):
         if self.state == CHANGED:
             return "; ".join(self.reasons)
         return "current"
+
+
+def shown(symbol: str, kind: str | None) -> str:
+    """How a reason names a symbol: ``backoff()`` for a function, else the bare name."""
+    return f"{symbol}()" if kind == FUNCTION else symbol
 
 
 def mode(env: Mapping[str, str] | None = None) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 
-FUNCTION, CLASS, CONSTANT = "function", "class", "constant"
+from engram.memory.citations.status import CLASS, CONSTANT, FUNCTION
 
 _C_TYPES = r"(?:struct|class|enum|union|namespace|interface|record|trait|object|protocol)"
 # (pattern, kind) per family; every pattern has one group: the defined name.
@@ -123,8 +123,3 @@ def _patterns(family: str) -> list[tuple[re.Pattern[str], str]]:
         compiled = [(re.compile(p, re.MULTILINE), k) for p, k in _FAMILIES[family]]
         _COMPILED[family] = compiled
     return compiled
-
-
-def shown(symbol: str, kind: str | None) -> str:
-    """How a reason names a symbol: ``backoff()`` for a function, else the bare name."""
-    return f"{symbol}()" if kind == FUNCTION else symbol

@@ -25,7 +25,7 @@ VERDICTS: tuple[str, ...] = ("pending", "related", "compatible", "scoped", "conf
 VERDICTS += ("supersedes", "not_conflict")
 JUDGMENT_STATUSES = ("pending", "judged", "orphaned", "ignored")
 
-_TIMES = {
+TIME_FIELDS = {
     "sessions": ("started_at", "ended_at"),
     "observations": (
         "created_at",
@@ -80,7 +80,7 @@ def _check_record(
 ) -> None:
     problem = (
         _project_problem(record)
-        or _first(record, _TIMES.get(kind, ()), _time_problem)
+        or _first(record, TIME_FIELDS.get(kind, ()), _time_problem)
         or _first(record, _INTS.get(kind, ()), _int_problem)
         or _first(record, _IDS.get(kind, ()), _id_problem)
         or _first(record, _TEXTS.get(kind, ()), lambda v: _size_problem(v, limit))

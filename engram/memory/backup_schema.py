@@ -153,6 +153,7 @@ def validate(data: dict[str, Any], version: str, *, source: str) -> BackupRows:
     ):
         _unique(records, kind, "sync_id", source)
         _unique([r for r in records if r["id"] is not None], kind, "id", source)
+    _store_times(rows)
     relation_ids = {relation["id"] for relation in rows.relations}
     for index, relation in enumerate(rows.relations):
         target = relation["superseded_by_id"]
@@ -183,6 +184,22 @@ def _keep_legacy_rows(rows: BackupRows) -> None:
                 (ln.strip() for ln in observation["content"].splitlines() if ln.strip()), ""
             )
             observation["title"] = first[:80] or "(untitled)"
+
+
+def _store_times(rows: BackupRows) -> None:
+    """ISO date-times (``2025-03-01T09:10:00Z``, the Go tool's and others') in the store's form,
+    UTC ``YYYY-MM-DD HH:MM:SS``, so they sort with every other row; ours pass unchanged."""
+    from datetime import datetime
+
+    from engram.memory.backup_checks import TIME_FIELDS
+    from engram.memory.clock import stamp
+
+    for kind, names in TIME_FIELDS.items():
+        for record in getattr(rows, kind):
+            for name in names:
+                value = record.get(name)
+                if isinstance(value, str) and len(value) > 16 and value[10] == "T":
+                    record[name] = stamp(datetime.fromisoformat(value.replace("Z", "+00:00")))
 
 
 def unowned_count(rows: BackupRows) -> int:

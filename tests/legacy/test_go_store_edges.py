@@ -160,3 +160,35 @@ def test_a_hook_on_a_go_store_fails_open_and_converts_nothing(sandbox: Sandbox) 
     assert "Traceback" not in result.stderr
     assert digest(db) == before
     assert not list(sandbox.data_dir.glob("engram-go-backup-*"))
+
+
+def test_iso_timestamps_arrive_in_the_store_form(sandbox: Sandbox, cli: Run) -> None:
+    db = build_v2(sandbox.data_dir)
+    conn = sqlite3.connect(db)
+    conn.execute(
+        "UPDATE observations SET updated_at = '2025-03-01T10:40:00+02:00',"
+        " last_seen_at = '2025-03-01T10:00:00.123456789Z' WHERE sync_id = 'obs-1111'"
+    )
+    conn.commit()
+    conn.close()
+    assert cli("migrate").returncode == 0
+    assert rows_of(
+        db, "SELECT updated_at, last_seen_at FROM observations WHERE sync_id = 'obs-1111'"
+    ) == [("2025-03-01 08:40:00", "2025-03-01 10:00:00")]
+    export = {
+        "version": "0.1.0",
+        "sessions": [{"id": "s9", "project": "acme", "directory": "/w",
+                      "started_at": "2025-04-01T09:00:00Z"}],
+        "observations": [{"id": 90, "sync_id": "obs-iso", "session_id": "s9", "type": "manual",
+                          "title": "Iso", "content": "iso times", "project": "acme",
+                          "created_at": "2025-04-01T09:00:00.5-03:00"}],
+        "prompts": [],
+    }  # fmt: skip
+    with Store.open() as store:
+        import_backup(store, json.dumps(export))
+    assert rows_of(db, "SELECT created_at FROM observations WHERE sync_id = 'obs-iso'") == [
+        ("2025-04-01 12:00:00",)
+    ]
+    assert rows_of(db, "SELECT started_at FROM sessions WHERE id = 's9'") == [
+        ("2025-04-01 09:00:00",)
+    ]

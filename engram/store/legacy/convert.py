@@ -100,7 +100,8 @@ COPIES: tuple[tuple[str, str, str], ...] = (
         "sessions",
         "id, project, ownership_mode, directory, started_at, ended_at, summary",
         "SELECT id, coalesce(project, ''), coalesce(nullif(ownership_mode, ''), 'shared'),"
-        f" coalesce(directory, ''), coalesce(started_at, {_NOW}), ended_at, summary"
+        f" coalesce(directory, ''), coalesce(engram_time(started_at), {_NOW}),"
+        " engram_time(ended_at), summary"
         " FROM go_sessions ORDER BY started_at, rowid",
     ),
     (
@@ -115,22 +116,25 @@ COPIES: tuple[tuple[str, str, str], ...] = (
         " ELSE 'project' END,"
         " nullif(topic_key, ''), engram_content_hash(coalesce(content, '')),"
         " max(coalesce(revision_count, 1), 1), max(coalesce(duplicate_count, 1), 1),"
-        " last_seen_at, CASE WHEN pinned THEN 1 ELSE 0 END, review_after, expires_at,"
-        f" coalesce(created_at, {_NOW}), coalesce(nullif(updated_at, ''), created_at, {_NOW}),"
-        " nullif(deleted_at, '')"
+        " engram_time(last_seen_at), CASE WHEN pinned THEN 1 ELSE 0 END,"
+        " engram_time(review_after), engram_time(expires_at),"
+        f" coalesce(engram_time(created_at), {_NOW}),"
+        f" coalesce(engram_time(nullif(updated_at, '')), engram_time(created_at), {_NOW}),"
+        " engram_time(nullif(deleted_at, ''))"
         " FROM go_observations ORDER BY id",
     ),
     (
         "user_prompts",
         "id, sync_id, session_id, content, project, created_at",
         "SELECT id, " + _SYNC_ID.format(key=_PROMPT_KEY) + ", nullif(session_id, ''),"
-        f" coalesce(content, ''), coalesce(project, ''), coalesce(created_at, {_NOW})"
+        f" coalesce(content, ''), coalesce(project, ''), coalesce(engram_time(created_at), {_NOW})"
         " FROM go_user_prompts ORDER BY id",
     ),
     (
         "prompt_tombstones",
         "sync_id, session_id, project, deleted_at",
-        f"SELECT sync_id, session_id, coalesce(project, ''), coalesce(deleted_at, {_NOW})"
+        "SELECT sync_id, session_id, coalesce(project, ''),"
+        f" coalesce(engram_time(deleted_at), {_NOW})"
         " FROM go_prompt_tombstones WHERE coalesce(sync_id, '') <> ''",
     ),
     (
@@ -138,11 +142,12 @@ COPIES: tuple[tuple[str, str, str], ...] = (
         "id, sync_id, source_id, target_id, relation, judgment_status, reason, evidence,"
         " confidence, marked_by_kind, marked_by_actor, marked_by_model, session_id,"
         " superseded_at, superseded_by_id, created_at, updated_at",
-        "SELECT id, sync_id, source_id, target_id, coalesce(nullif(relation, ''), 'pending'),"
+        "SELECT id, coalesce(nullif(trim(sync_id), ''), 'rel-legacy-' || id), source_id,"
+        " target_id, coalesce(nullif(relation, ''), 'pending'),"
         " coalesce(nullif(judgment_status, ''), 'pending'), reason, evidence, confidence,"
-        " marked_by_kind, marked_by_actor, marked_by_model, session_id, superseded_at,"
-        f" superseded_by_id, coalesce(created_at, {_NOW}),"
-        f" coalesce(nullif(updated_at, ''), created_at, {_NOW})"
+        " marked_by_kind, marked_by_actor, marked_by_model, session_id,"
+        f" engram_time(superseded_at), superseded_by_id, coalesce(engram_time(created_at), {_NOW}),"
+        f" coalesce(engram_time(nullif(updated_at, '')), engram_time(created_at), {_NOW})"
         " FROM go_memory_relations ORDER BY id",
     ),
     (
@@ -191,6 +196,22 @@ class ConversionError(Exception):
     """The converted rows do not add up; the caller rolls the transaction back."""
 
 
+def engram_time(value: str | int | float | bytes | None) -> str | int | float | bytes | None:
+    """A timestamp in the store's form (UTC ``YYYY-MM-DD HH:MM:SS``) when it is an ISO date-time
+    (``2025-03-01T09:10:00Z``, with offset or fraction); anything else is kept as it is."""
+    if not isinstance(value, str) or len(value) < 16 or value[10] not in "T ":
+        return value
+    from datetime import UTC, datetime
+
+    try:
+        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return value
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%d %H:%M:%S")
+
+
 def content_hash(content: str) -> str:
     """Our dedup hash (the formula of :func:`engram.memory.save.normalized_hash`)."""
     return hashlib.sha256(" ".join(content.split()).casefold().encode("utf-8")).hexdigest()
@@ -215,6 +236,7 @@ def convert(conn: sqlite3.Connection, flavour: str) -> ConversionReport:
     """Convert the Go database on ``conn`` (inside the caller's write transaction, foreign keys
     off). Raises :class:`ConversionError` when a count does not match."""
     conn.create_function("engram_content_hash", 1, content_hash, deterministic=True)
+    conn.create_function("engram_time", 1, engram_time, deterministic=True)
     conn.create_function("legacy_sync_id", 6, legacy_sync_id, deterministic=True)
     report = ConversionReport(flavour)
     go_tables = _set_aside(conn)

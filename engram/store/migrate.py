@@ -102,14 +102,24 @@ def migrate_check(conn: sqlite3.Connection) -> int:
     """
     migrations = available_migrations()
     latest = migrations[-1].version if migrations else 0
-    current = schema_version(conn)
+    # The version and the tables are read in one snapshot: another process may commit its
+    # next migration between two separate reads, and this one would see a contradiction.
+    own = not conn.in_transaction
+    if own:
+        conn.execute("BEGIN")
+    try:
+        current = schema_version(conn)
+        consistent = current > latest or _looks_like_version(conn, current)
+    finally:
+        if own and conn.in_transaction:
+            conn.execute("COMMIT")
     if current > latest:
         raise EngramError(
             "store.schema_too_new",
             f"the database schema (version {current}) is newer than this Engram ({latest})",
             "upgrade Engram (pip install -U engram-keeper)",
         )
-    if not _looks_like_version(conn, current):
+    if not consistent:
         # Another tool's database (the Go engram's), or ours with a user_version its tables
         # contradict: refused (or handed to engram.store.legacy) before anything is written.
         from engram.store.legacy.detect import refuse_foreign

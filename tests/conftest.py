@@ -44,3 +44,24 @@ def _forget_the_tool_store() -> Iterator[None]:
         state._store = None
         state.recoveries.clear()
         state.prompts.clear()
+
+
+def use_every_host(home: Path, workspace: Path) -> None:
+    """Make every registered host look used on this machine (its user-level folder exists), as
+    on a developer's machine where `engram link all` should link them all."""
+    from engram.edit.plan import Scope
+    from engram.hosts import HostContext, ServerCommand
+    from engram.hosts.presence import config_dirs
+    from engram.hosts.registry import all_hosts
+
+    ctx = HostContext(Scope.GLOBAL, home, workspace, home / ".engram", ServerCommand("engram-mcp"))
+    for host in all_hosts().values():
+        for folder in config_dirs(host, ctx):
+            folder.mkdir(parents=True, exist_ok=True)
+
+
+@pytest.fixture
+def every_host_used(sandbox: Sandbox) -> Sandbox:
+    """The sandbox with every host's user-level folder present (see :func:`use_every_host`)."""
+    use_every_host(sandbox.home, sandbox.workspace)
+    return sandbox

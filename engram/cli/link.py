@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from engram.edit.report import Report
     from engram.hosts import Host, HostContext
 
-HOST_HELP = "A host (claude, codex, gemini, cursor, opencode, windsurf, antigravity) or `all`."
+HOST_HELP = "A host (`engram link --help` lists them) or `all` (every host found here)."
 GLOBAL_HELP = "Register for your user (home folder) instead of this workspace."
 DRY_RUN_HELP = "Print a unified diff per file and write nothing."
 
@@ -52,7 +52,7 @@ def link_command(
 
     ctx = _context(global_, force=force, always_load=always_load, hooks=not no_hooks)
     plans, refused = [], False
-    for h in _hosts(host):
+    for h in _present(_hosts(host), ctx) if _is_all(host) else _hosts(host):
         plan = h.link_plan(ctx)
         problems = h.unreadable([edit.file for edit in plan.edits])
         if problems:
@@ -110,13 +110,33 @@ def unlink_command(
     _finish(reports, ctx, dry_run, {})
 
 
+def _is_all(label: str) -> bool:
+    return label.strip().lower() == "all"
+
+
 def _hosts(label: str) -> list[Host]:
     """The hosts ``label`` names (``all`` is every host); ``hosts.unknown`` otherwise."""
     from engram.hosts.registry import all_hosts, find_host
 
-    if label.strip().lower() == "all":
+    if _is_all(label):
         return list(all_hosts().values())
     return [find_host(label)]
+
+
+def _present(hosts: list[Host], ctx: HostContext) -> list[Host]:
+    """The hosts found on this machine (``link all``); one line per host skipped, and why."""
+    from engram.hosts.presence import presence
+
+    found = []
+    for host in hosts:
+        seen = presence(host, ctx)
+        if seen.found:
+            found.append(host)
+        else:
+            typer.echo(f"skipped   {host.title}: {seen.reason}")
+    if not found:
+        typer.echo("no host found on this machine: name one, e.g. `engram link claude`")
+    return found
 
 
 def _context(global_: bool, **options: bool) -> HostContext:

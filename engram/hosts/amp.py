@@ -26,6 +26,8 @@ class Amp(McpHost):
     name = "amp"
     title = "Amp"
     aliases = ("ampcode",)
+    programs = ("amp",)
+    config_dirs = (Location(Base.CONFIG_HOME, "amp"),)
     dialect = Dialect.JSONC
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
         Scope.WORKSPACE: (

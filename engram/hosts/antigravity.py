@@ -24,6 +24,8 @@ class Antigravity(McpHost):
     name = "antigravity"
     title = "Antigravity"
     aliases = ("google-antigravity",)
+    programs = ("antigravity",)
+    config_dirs = (Location(Base.HOME, ".gemini/antigravity"),)
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
         Scope.WORKSPACE: ("in Antigravity, refresh the MCP servers panel",),
         Scope.GLOBAL: ("in Antigravity, refresh the MCP servers panel",),

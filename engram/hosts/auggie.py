@@ -24,6 +24,8 @@ class Auggie(McpHost):
     name = "auggie"
     title = "Augment Auggie"
     aliases = ("augment", "augment-code")
+    programs = ("auggie",)
+    config_dirs = (Location(Base.HOME, ".augment"),)
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
         Scope.WORKSPACE: ("`auggie mcp list` in {workspace} shows engram; nothing to approve",),
         Scope.GLOBAL: ("`auggie mcp list` shows engram; nothing to approve",),

@@ -65,6 +65,8 @@ class Host(ABC):
         dialect: how strictly the host reads its ``.json`` files (``.jsonc`` files are JSONC).
         next_steps: per scope, what the user does after link before the host uses Engram
             (``{workspace}`` is replaced by the folder).
+        programs: the host's programs; one on ``PATH`` means it is installed (``link all``).
+        config_dirs: user-level folders whose presence means the host is used here.
     """
 
     name: ClassVar[str]
@@ -73,6 +75,8 @@ class Host(ABC):
     scopes: ClassVar[tuple[Scope, ...]] = (Scope.WORKSPACE, Scope.GLOBAL)
     dialect: ClassVar[Dialect] = Dialect.JSON
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {}
+    programs: ClassVar[tuple[str, ...]] = ()
+    config_dirs: ClassVar[tuple[Location, ...]] = ()
 
     def unreadable(self, files: list[Path]) -> list[tuple[Path, str]]:
         """The existing ``files`` this host cannot parse, each with where and why."""

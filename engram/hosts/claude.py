@@ -30,6 +30,8 @@ class ClaudeCode(McpHost):
     name = "claude"
     title = "Claude Code"
     aliases = ("claude-code", "claudecode")
+    programs = ("claude",)
+    config_dirs = (Location(Base.HOME, ".claude"),)
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
         Scope.WORKSPACE: (
             "start `claude` in {workspace}, trust the folder and approve the project MCP server "

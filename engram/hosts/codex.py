@@ -23,6 +23,8 @@ class Codex(McpHost):
     name = "codex"
     title = "Codex"
     aliases = ("codex-cli", "openai-codex")
+    programs = ("codex",)
+    config_dirs = (Location(Base.CODEX_HOME, ""),)
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
         Scope.GLOBAL: (
             "start `codex` and trust the engram hooks when it asks (or in /hooks); "

@@ -26,6 +26,8 @@ class CopilotCli(McpHost):
     name = "copilot"
     title = "GitHub Copilot CLI"
     aliases = ("copilot-cli", "github-copilot")
+    programs = ("copilot",)
+    config_dirs = (Location(Base.HOME, ".copilot"),)
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
         Scope.WORKSPACE: (
             "start `copilot` in {workspace} and trust the folder when it asks (Copilot CLI "

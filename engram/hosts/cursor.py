@@ -23,6 +23,8 @@ class Cursor(McpHost):
     name = "cursor"
     title = "Cursor"
     aliases = ("cursor-ide",)
+    programs = ("cursor", "cursor-agent")
+    config_dirs = (Location(Base.HOME, ".cursor"),)
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
         Scope.WORKSPACE: ("open {workspace} in Cursor and turn engram on in Settings → MCP",),
         Scope.GLOBAL: ("in Cursor, turn engram on in Settings → MCP",),

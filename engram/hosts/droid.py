@@ -24,6 +24,8 @@ class FactoryDroid(McpHost):
     name = "droid"
     title = "Factory Droid"
     aliases = ("factory", "factory-droid")
+    programs = ("droid",)
+    config_dirs = (Location(Base.HOME, ".factory"),)
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
         Scope.WORKSPACE: ("`droid mcp list` in {workspace} shows engram connected",),
         Scope.GLOBAL: ("`droid mcp list` shows engram connected",),

@@ -25,6 +25,8 @@ class GeminiCli(McpHost):
     name = "gemini"
     title = "Gemini CLI"
     aliases = ("gemini-cli",)
+    programs = ("gemini",)
+    config_dirs = (Location(Base.HOME, ".gemini"),)
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
         Scope.WORKSPACE: (
             "trust the folder: start `gemini` in {workspace} and choose to trust it (Gemini CLI "

@@ -24,6 +24,8 @@ class KimiCli(McpHost):
     name = "kimi"
     title = "Kimi Code CLI"
     aliases = ("kimi-cli", "kimi-code")
+    programs = ("kimi",)
+    config_dirs = (Location(Base.KIMI_HOME, ""),)
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
         Scope.GLOBAL: (
             "`kimi mcp list` shows engram; `kimi mcp test engram` connects and lists its tools",

@@ -24,6 +24,8 @@ class OpenCode(McpHost):
     name = "opencode"
     title = "OpenCode"
     aliases = ("open-code", "opencode-ai")
+    programs = ("opencode",)
+    config_dirs = (Location(Base.CONFIG_HOME, "opencode"),)
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
         Scope.WORKSPACE: ("nothing to approve: `opencode mcp list` shows engram connected",),
         Scope.GLOBAL: ("nothing to approve: `opencode mcp list` shows engram connected",),

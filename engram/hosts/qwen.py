@@ -26,6 +26,8 @@ class QwenCode(McpHost):
     name = "qwen"
     title = "Qwen Code"
     aliases = ("qwen-code",)
+    programs = ("qwen",)
+    config_dirs = (Location(Base.HOME, ".qwen"),)
     dialect = Dialect.JSON_COMMENTS
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
         Scope.WORKSPACE: (

@@ -21,6 +21,8 @@ class Windsurf(McpHost):
     name = "windsurf"
     title = "Windsurf"
     aliases = ("cascade", "codeium")
+    programs = ("windsurf",)
+    config_dirs = (Location(Base.HOME, ".codeium/windsurf"),)
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
         Scope.GLOBAL: ("in Windsurf, press Refresh in Settings → Cascade → MCP servers",),
     }

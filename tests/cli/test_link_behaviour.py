@@ -18,7 +18,7 @@ OTHER = (
 
 
 def test_dry_run_prints_a_diff_and_writes_nothing(
-    sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
+    sandbox: Sandbox, every_host_used: Sandbox, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (sandbox.workspace / ".mcp.json").write_text('{"mcpServers": {}}\n')
     before = snapshot(sandbox.root)
@@ -30,7 +30,7 @@ def test_dry_run_prints_a_diff_and_writes_nothing(
 
 
 def test_output_lists_every_file_and_what_changed(
-    sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
+    sandbox: Sandbox, every_host_used: Sandbox, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out = engram(capsys, "link", "all")
     assert code == 0, out
@@ -98,7 +98,7 @@ def test_aliases_name_the_same_host(sandbox: Sandbox, capsys: pytest.CaptureFixt
 
 
 def test_a_corrupt_config_stops_everything_before_a_byte_is_written(
-    sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
+    sandbox: Sandbox, every_host_used: Sandbox, capsys: pytest.CaptureFixture[str]
 ) -> None:
     settings = sandbox.workspace / ".gemini/settings.json"
     settings.parent.mkdir()
@@ -168,3 +168,22 @@ def test_a_second_link_says_already_linked_once_per_file(
     assert code == 0, out
     hooks = next(line for line in out.splitlines() if ".cursor/hooks.json" in line)
     assert hooks.startswith("  unchanged") and hooks.count("already linked") == 1, hooks
+
+
+def test_link_all_links_the_hosts_found_here_and_says_why_it_skipped_the_rest(
+    sandbox: Sandbox, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bin_dir = sandbox.root / "bin"
+    bin_dir.mkdir()
+    droid = bin_dir / "droid"  # a program named droid on PATH: Droid is installed
+    droid.write_text("#!/bin/sh\nexit 0\n")
+    droid.chmod(0o755)
+    (sandbox.home / ".qwen").mkdir()  # Qwen Code was used here
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    code, out = engram(capsys, "link", "all", "--global")
+    assert code == 0, out
+    assert "Factory Droid (global):" in out and "Qwen Code (global):" in out
+    assert "skipped   Cursor: not found (no `cursor` on PATH and no `cursor-agent` on PATH" in out
+    assert "Claude Code (global):" not in out
+    assert not (sandbox.home / ".cursor").exists()
+    assert (sandbox.home / ".factory/mcp.json").is_file()

@@ -31,7 +31,10 @@ def without_engram_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_hooks_use_the_absolute_engram_beside_the_absolute_server(
-    sandbox: Sandbox, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    sandbox: Sandbox,
+    every_host_used: Sandbox,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     without_engram_on_path(monkeypatch)
     code, out = engram(capsys, "link", "all")
@@ -115,7 +118,7 @@ def test_gemini_comments_alone_are_fine(
 
 
 def test_claude_mcp_json_with_a_comment_is_refused_other_hosts_still_link(
-    sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
+    sandbox: Sandbox, every_host_used: Sandbox, capsys: pytest.CaptureFixture[str]
 ) -> None:
     mcp = sandbox.workspace / ".mcp.json"
     mcp.write_text('{\n  /* servers */\n  "mcpServers": {}\n}\n')

@@ -20,6 +20,7 @@ import pytest
 from engram.edit import read_document
 from engram.edit.plan import DocFormat
 from engram.testing import Sandbox
+from tests.conftest import use_every_host
 
 REPO = Path(__file__).resolve().parents[2]
 NOBODY = 65534
@@ -100,6 +101,7 @@ def test_concurrent_links_never_leave_a_half_written_file(user: Unprivileged) ->
     settings.parent.mkdir()
     original = '{\n  // mine\n  "theme": "dark"\n}\n'
     settings.write_text(original)
+    use_every_host(user.box.home, user.box.workspace)
     user.own()
     procs = [user.engram("link", "all") for _ in range(4)]
     results = [(p.wait(timeout=180), p.communicate()[1]) for p in procs]

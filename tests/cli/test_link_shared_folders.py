@@ -40,7 +40,9 @@ def test_unlinking_hosts_that_share_files_removes_every_created_folder(
     assert tree(sandbox) == before
 
 
-def test_unlink_all_global_leaves_no_folder_behind(sandbox: Sandbox, engram: Run) -> None:
+def test_unlink_all_global_leaves_no_folder_behind(
+    sandbox: Sandbox, every_host_used: Sandbox, engram: Run
+) -> None:
     before = tree(sandbox)
     assert engram("link", "all", "--global").returncode == 0
     result = engram("unlink", "all", "--global")
@@ -48,10 +50,16 @@ def test_unlink_all_global_leaves_no_folder_behind(sandbox: Sandbox, engram: Run
     assert tree(sandbox) == before
 
 
-def test_a_user_file_keeps_its_folder(sandbox: Sandbox, engram: Run) -> None:
+def test_a_user_file_keeps_its_folder(
+    sandbox: Sandbox, every_host_used: Sandbox, engram: Run
+) -> None:
     assert engram("link", "all", "--global").returncode == 0
     mine = sandbox.home / ".gemini/notes.txt"
     mine.write_text("mine\n")
     assert engram("unlink", "all", "--global").returncode == 0
     assert mine.read_text() == "mine\n"
-    assert sorted(p.name for p in (sandbox.home / ".gemini").iterdir()) == ["notes.txt"]
+    # notes.txt, and ~/.gemini/antigravity, which was there before (Antigravity is used here)
+    assert sorted(p.name for p in (sandbox.home / ".gemini").iterdir()) == [
+        "antigravity",
+        "notes.txt",
+    ]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from engram.cli.output import emit_json
+
+if TYPE_CHECKING:
+    from engram.memory.store_migration import MigrationOutcome
 
 
 def migrate_command(
@@ -32,10 +35,7 @@ def migrate_command(
         _print_conversion(outcome)
 
 
-def _print_conversion(outcome: object) -> None:
-    from engram.memory.store_migration import MigrationOutcome
-
-    assert isinstance(outcome, MigrationOutcome)
+def _print_conversion(outcome: MigrationOutcome) -> None:
     copied = outcome.copied
     typer.echo(
         f"converted the Go engram store ({outcome.go_flavour} schema) {outcome.path} to schema "

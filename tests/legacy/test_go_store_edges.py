@@ -192,3 +192,22 @@ def test_iso_timestamps_arrive_in_the_store_form(sandbox: Sandbox, cli: Run) -> 
     assert rows_of(db, "SELECT started_at FROM sessions WHERE id = 's9'") == [
         ("2025-04-01 09:00:00",)
     ]
+
+
+def test_a_virtual_table_of_a_module_we_lack_is_kept_as_it_is(sandbox: Sandbox, cli: Run) -> None:
+    db = build_v2(sandbox.data_dir)
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA writable_schema = ON")  # a vec0 table, as if sqlite-vec made it
+    conn.execute(
+        "INSERT INTO sqlite_master (type, name, tbl_name, rootpage, sql) VALUES"
+        " ('table', 'memory_vectors', 'memory_vectors', 0,"
+        " 'CREATE VIRTUAL TABLE memory_vectors USING vec0(embedding float[4])')"
+    )
+    conn.commit()
+    conn.close()
+    searched = cli("search", "redis", "--all", "--json")
+    assert searched.returncode == 0, searched.stderr
+    result = cli("migrate", "--json")
+    assert result.returncode == 0, result.stderr
+    assert "memory_vectors" in json.loads(result.stdout)["kept_tables"]
+    assert rows_of(db, "SELECT count(*) FROM observations") == [(5,)]

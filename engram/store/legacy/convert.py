@@ -239,7 +239,7 @@ def convert(conn: sqlite3.Connection, flavour: str) -> ConversionReport:
     conn.create_function("engram_time", 1, engram_time, deterministic=True)
     conn.create_function("legacy_sync_id", 6, legacy_sync_id, deterministic=True)
     report = ConversionReport(flavour)
-    go_tables = _set_aside(conn)
+    go_tables, foreign = _set_aside(conn)
     for table, extra in GO_COLUMNS.items():
         if table in go_tables:
             _add_missing_columns(conn, f"go_{table}", extra)
@@ -255,32 +255,42 @@ def convert(conn: sqlite3.Connection, flavour: str) -> ConversionReport:
     for table in reversed([copy[0] for copy in COPIES]):
         if table in go_tables:
             conn.execute(f"DROP TABLE go_{table}")
-    report.kept_tables = sorted(f"go_{t}" for t in go_tables if t not in GO_COLUMNS)
+    report.kept_tables = sorted(f"go_{t}" for t in go_tables if t not in GO_COLUMNS) + foreign
     for statement in _GUARD_TRIGGERS:
         conn.execute(statement)
     return report
 
 
-def _set_aside(conn: sqlite3.Connection) -> set[str]:
-    """Drop Go's derived objects (triggers, views, indexes, FTS tables); rename its tables."""
+def _set_aside(conn: sqlite3.Connection) -> tuple[set[str], list[str]]:
+    """Drop Go's derived objects (triggers, views, indexes, FTS5 tables); rename its tables.
+
+    Returns the renamed tables and the virtual tables of other modules, left as they are
+    (with their shadow tables): their module may not even be loadable here."""
     for kind in ("trigger", "view"):
         for (name,) in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = ?", (kind,)
         ).fetchall():
             conn.execute(f'DROP {kind.upper()} "{name}"')
     virtual = conn.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL%'"
+        "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL%'"
     ).fetchall()
-    for (name,) in virtual:
-        conn.execute(f'DROP TABLE "{name}"')
+    foreign = sorted(str(name) for name, sql in virtual if "fts5" not in str(sql).lower())
+    for name, sql in virtual:
+        if "fts5" in str(sql).lower():
+            conn.execute(f'DROP TABLE "{name}"')
     for (name,) in conn.execute(
         "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
     ).fetchall():
         conn.execute(f'DROP INDEX "{name}"')
-    found = {name for name in tables(conn) if not name.startswith("sqlite_")}
+    found = {
+        name
+        for name in tables(conn)
+        if not name.startswith("sqlite_")
+        and not any(name == v or name.startswith(f"{v}_") for v in foreign)
+    }
     for name in sorted(found):
         conn.execute(f'ALTER TABLE "{name}" RENAME TO "go_{name}"')
-    return found
+    return found, foreign
 
 
 def _add_missing_columns(conn: sqlite3.Connection, table: str, wanted: dict[str, str]) -> None:

@@ -201,3 +201,33 @@ def test_a_repository_not_on_this_machine_leaves_memories_unchecked(
     oid = save(store, "retry in billing/retry.py")
     repo.rename(sandbox.root / "moved")
     assert code_status(store, [oid]) == {}
+
+
+def test_a_staged_rename_is_followed_before_it_is_committed(repo: Path, store: Store) -> None:
+    oid = save(store, "settings: app/settings.py:load_settings")
+    git(repo, "mv", "app/settings.py", "app/config.py")
+    assert code_status(store, [oid])[oid].reasons == ("app/settings.py renamed to app/config.py",)
+
+
+def test_a_repository_cannot_smuggle_an_option_into_git(
+    repo: Path, store: Store, sandbox: Sandbox
+) -> None:
+    planted = sandbox.root / "planted"
+    (repo / ".git" / "HEAD").write_text(f"--output={planted}\n")
+    oid = save(store, "settings: app/settings.py")
+    with store.locked() as conn:
+        assert citations.for_observations(conn, [oid])[0].commit_id == ""
+    (repo / "app/settings.py").unlink()
+    assert code_status(store, [oid])[oid].state == "stale"
+    assert not planted.exists()
+
+
+def test_the_tui_pages_carry_the_code_status(repo: Path, store: Store) -> None:
+    from engram.memory.browse import observation_detail, search_page
+
+    oid = save(store, "retry in billing/retry.py:backoff", title="Retry rule")
+    git(repo, "mv", "billing/retry.py", "billing/backoff.py")
+    commit(repo, "rename")
+    note = "stale: billing/retry.py renamed to billing/backoff.py"
+    assert search_page(store, "retry", project="shop").items[0].annotations == (note,)
+    assert observation_detail(store, oid).annotations == (note,)

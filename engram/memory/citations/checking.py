@@ -110,6 +110,7 @@ class _Files:
         self.fresh: list[FileCheck] = []
         self.heads: dict[str, str | None] = {}
         self.names: dict[tuple[str, str], frozenset[str]] = {}
+        self.renames: dict[tuple[str, ...], dict[str, str]] = {}  # git's answers, this call
 
     def verdict(self, citation: Citation) -> tuple[str, str] | None:
         """``(state, reason)`` for one citation, or None when its repository is not here."""
@@ -155,16 +156,18 @@ class _Files:
         cached = self.cache.get((root, path))
         if cached is not None and cached.identity == identity:
             return cached
-        made = _read_check(root, path, identity, commit)
+        made = _read_check(root, path, identity, commit, self.renames)
         self.cache[(root, path)] = made
         self.fresh.append(made)
         return made
 
 
-def _read_check(root: str, path: str, identity: str, commit: str) -> FileCheck:
+def _read_check(
+    root: str, path: str, identity: str, commit: str, memo: dict[tuple[str, ...], dict[str, str]]
+) -> FileCheck:
     """A cold check of one file: its blob and definitions, or where git says it went."""
     if identity.startswith("missing:"):
-        moved_to, deleted_in = worktree.whereabouts(root, commit, path)
+        moved_to, deleted_in = worktree.whereabouts(root, commit, path, memo)
         return FileCheck(root, path, identity, None, None, moved_to, deleted_in)
     data = worktree.read_file(root, path)
     if data is None:  # unreadable or too big: nothing to compare, so it counts as current

@@ -97,6 +97,7 @@ _EXTENSIONS = {
 }
 _FAMILY_OF = {ext: family for family, exts in _EXTENSIONS.items() for ext in exts}
 _COMPILED: dict[str, list[tuple[re.Pattern[str], str]]] = {}
+MAX_NAMES = 20_000  # names kept of a file of no known family (bounded cache rows)
 _WORD = re.compile(r"[A-Za-z_][\w$]*")
 
 
@@ -109,7 +110,12 @@ def definitions(path: str, text: str) -> dict[str, str]:
     """The names ``text`` (the file ``path``) defines, each with its kind; first kind wins."""
     family = family_of(path)
     if family is None:
-        return dict.fromkeys(_WORD.findall(text), CONSTANT)
+        words: dict[str, str] = {}
+        for match in _WORD.finditer(text):
+            words.setdefault(match.group(0), CONSTANT)
+            if len(words) >= MAX_NAMES:
+                break
+        return words
     found: dict[str, str] = {}
     for pattern, kind in _patterns(family):
         for match in pattern.finditer(text):

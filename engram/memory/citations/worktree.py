@@ -21,23 +21,32 @@ GIT_TIMEOUT_S = 10
 
 
 def head_commit(repo: GitRepo) -> str:
-    """The commit HEAD names ("" on an unborn branch or an unreadable HEAD), read from disk."""
+    """The commit HEAD names ("" on an unborn branch or an unreadable HEAD), read from disk.
+
+    Only a hex object id comes back: the value is later an argument to ``git``, and a
+    repository's files must never smuggle an option into it."""
     try:
         with open(os.path.join(repo.git_dir, "HEAD"), encoding="utf-8") as handle:
-            head = handle.read().strip()
-    except OSError:
+            head = handle.read(256).strip()
+    except (OSError, UnicodeDecodeError):
         return ""
-    if not head.startswith("ref:"):
-        return head
-    return _ref_commit(repo, head[4:].strip())
+    commit = _ref_commit(repo, head[4:].strip()) if head.startswith("ref:") else head
+    return commit if is_object_id(commit) else ""
+
+
+def is_object_id(value: str) -> bool:
+    """Whether ``value`` is a full SHA-1 or SHA-256 object id (lower-case hex)."""
+    return len(value) in (40, 64) and all(c in "0123456789abcdef" for c in value)
 
 
 def _ref_commit(repo: GitRepo, ref: str) -> str:
+    if not ref.startswith("refs/") or ".." in ref:
+        return ""
     for folder in (repo.git_dir, repo.common_dir):
         try:
             with open(os.path.join(folder, ref), encoding="utf-8") as handle:
-                return handle.read().strip()
-        except OSError:
+                return handle.read(128).strip()
+        except (OSError, UnicodeDecodeError):
             continue
     try:
         with open(os.path.join(repo.common_dir, "packed-refs"), encoding="utf-8") as handle:
@@ -45,7 +54,7 @@ def _ref_commit(repo: GitRepo, ref: str) -> str:
                 commit, _, name = line.strip().partition(" ")
                 if name == ref:
                     return commit
-    except OSError:
+    except (OSError, UnicodeDecodeError):
         pass
     return ""
 
@@ -94,37 +103,56 @@ def inside(root: str, path: str) -> str | None:
     return relative.replace(os.sep, "/")
 
 
-def whereabouts(root: str, commit: str, path: str) -> tuple[str | None, str]:
+def whereabouts(
+    root: str, commit: str, path: str, memo: dict[tuple[str, ...], dict[str, str]] | None = None
+) -> tuple[str | None, str]:
     """Where the missing file ``path`` went since ``commit``: ``(new_path, "")`` when git's
-    rename detection follows it, else ``(None, deleted_in)`` with the short id of the commit
-    that deleted it ("" when the deletion is not committed, or git cannot tell)."""
+    rename detection follows it (committed since ``commit``, or staged), else
+    ``(None, deleted_in)`` with the short id of the commit that deleted it ("" when the
+    deletion is not committed, or git cannot tell).
+
+    Only tree and index comparisons run: nothing reads the working tree through git, so no
+    filter or fsmonitor a repository configures is ever started. ``memo`` keeps each
+    comparison's renames for the caller's other missing files (one check of many memories)."""
+    commit = commit if is_object_id(commit) else ""
+    memo = {} if memo is None else memo
+    where = path
     if commit:
-        renamed = _renamed_to(root, commit, path)
-        if renamed is not None:
-            return renamed, ""
+        where = _renames(root, memo, commit, "HEAD").get(where, where)
+    where = _renames(root, memo, "--cached", "HEAD").get(where, where)
+    if where != path and inside(root, where) is not None:
+        return where, ""
     since = f"{commit}..HEAD" if commit else "HEAD"
     out = _git(root, "log", "-1", "--format=%h", "--diff-filter=D", since, "--", path)
     return None, (out or "").strip()
 
 
-def _renamed_to(root: str, commit: str, path: str) -> str | None:
-    out = _git(
-        root, "diff", "--no-ext-diff", "--name-status", "-M", "--diff-filter=R", "-z", commit, "--"
-    )
-    if not out:
-        return None
-    fields = out.split("\0")
-    index = 0
-    while index < len(fields) and fields[index]:
-        status = fields[index]
-        if status.startswith(("R", "C")) and index + 2 < len(fields):
-            old, new = fields[index + 1], fields[index + 2]
-            if status.startswith("R") and old == path and inside(root, new) is not None:
-                return new
-            index += 3
-        else:
-            index += 2
-    return None
+def _renames(
+    root: str, memo: dict[tuple[str, ...], dict[str, str]], *between: str
+) -> dict[str, str]:
+    """Old path -> new path for every rename git's detection finds between two trees (or
+    HEAD and the index, with ``--cached``)."""
+    key = (root, *between)
+    if key not in memo:
+        out = _git(
+            root,
+            "diff",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--name-status",
+            "-M",
+            "--diff-filter=R",
+            "-z",
+            *between,
+            "--",
+        )
+        fields = (out or "").split("\0")
+        memo[key] = {
+            fields[i + 1]: fields[i + 2]
+            for i in range(0, len(fields) - 2, 3)
+            if fields[i].startswith("R")
+        }
+    return memo[key]
 
 
 def _git(root: str, *args: str) -> str | None:
@@ -132,7 +160,7 @@ def _git(root: str, *args: str) -> str | None:
 
     try:
         done = subprocess.run(
-            ["git", "-C", root, "-c", "core.quotepath=off", *args],
+            ["git", "-C", root, "-c", "core.quotepath=off", "-c", "core.fsmonitor=false", *args],
             capture_output=True,
             text=True,
             timeout=GIT_TIMEOUT_S,

@@ -211,3 +211,15 @@ def test_a_virtual_table_of_a_module_we_lack_is_kept_as_it_is(sandbox: Sandbox, 
     assert result.returncode == 0, result.stderr
     assert "memory_vectors" in json.loads(result.stdout)["kept_tables"]
     assert rows_of(db, "SELECT count(*) FROM observations") == [(5,)]
+
+
+def test_engram_mcp_on_a_go_store_converts_it_and_answers_json_only(sandbox: Sandbox) -> None:
+    from tests.server.mcp_process import call, initialize, run_server
+
+    build_v01(sandbox.data_dir)
+    lines = initialize() + [call(1, "mem_search", {"query": "redis", "all_projects": True})]
+    exchange = run_server(sandbox, lines)  # stdout parsed line by line as JSON-RPC
+    assert exchange.returncode == 0, exchange.stderr
+    assert "Redis for the cache" in json.dumps(exchange.result(1))
+    assert "is a Go engram store (0.1.x schema)" in exchange.stderr
+    assert len(list(sandbox.data_dir.glob("engram-go-backup-*.db"))) == 1

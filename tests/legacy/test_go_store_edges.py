@@ -217,7 +217,7 @@ def test_engram_mcp_on_a_go_store_converts_it_and_answers_json_only(sandbox: San
     from tests.server.mcp_process import call, initialize, run_server
 
     build_v01(sandbox.data_dir)
-    lines = initialize() + [call(1, "mem_search", {"query": "redis", "all_projects": True})]
+    lines = [*initialize(), call(1, "mem_search", {"query": "redis", "all_projects": True})]
     exchange = run_server(sandbox, lines)  # stdout parsed line by line as JSON-RPC
     assert exchange.returncode == 0, exchange.stderr
     assert "Redis for the cache" in json.dumps(exchange.result(1))

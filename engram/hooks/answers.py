@@ -8,6 +8,8 @@
   for beforeSubmitPrompt, ``{}`` otherwise.
 - Windsurf: nothing (it reads the exit code only and would show any output to the user).
 - Factory Droid and Qwen Code: Claude Code's answers (they read the same schema).
+- Cline: ``{"cancel": false, "contextModification": "..."}`` for TaskStart, TaskResume and
+  UserPromptSubmit; ``{"cancel": false}`` otherwise (anything else would block the task).
 - OpenCode (our own plugin): ``{"context": "..."}`` or ``{}``.
 
 The *empty answer* is what a host gets when Engram has nothing to say or failed.
@@ -26,6 +28,7 @@ CONTEXT_EVENTS: dict[str, frozenset[str]] = {
     "windsurf": frozenset(),
     "droid": frozenset({"SessionStart", "UserPromptSubmit"}),
     "qwen": frozenset({"SessionStart", "UserPromptSubmit"}),
+    "cline": frozenset({"TaskStart", "TaskResume", "UserPromptSubmit"}),
     "opencode": frozenset({"session.created", "chat.message", "session.compacting"}),
 }
 
@@ -45,6 +48,8 @@ def empty_answer(host: str, event_name: str) -> str:
         return "{}"
     if host == "cursor":
         return _dump({"continue": True}) if event_name == "beforeSubmitPrompt" else "{}"
+    if host == "cline":  # invalid JSON or a non-zero exit would block Cline's action
+        return _dump({"cancel": False})
     return ""
 
 
@@ -58,4 +63,6 @@ def context_answer(host: str, event_name: str, context: str) -> str:
         )
     if host == "cursor":
         return _dump({"additional_context": context, "continue": True})
+    if host == "cline":
+        return _dump({"cancel": False, "contextModification": context})
     return _dump({"context": context})  # opencode

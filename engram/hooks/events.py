@@ -1,7 +1,8 @@
 """What a host's hook payload means, in Engram's words.
 
 Each host names its events differently (Claude Code ``UserPromptSubmit``, Gemini CLI
-``BeforeAgent``, Cursor ``beforeSubmitPrompt``, Windsurf ``pre_user_prompt``) and puts the
+``BeforeAgent``, Cursor ``beforeSubmitPrompt``, Windsurf ``pre_user_prompt``, Cline
+``hookName: TaskStart``) and puts the
 session id, working folder and prompt under different keys. :func:`read_event` turns one stdin
 payload into a :class:`HookEvent` whose :class:`Moment` says what Engram should do.
 """
@@ -69,6 +70,15 @@ EVENT_MOMENTS: dict[str, dict[str, Moment]] = {
         "PreCompact": Moment.COMPACTING,
         "SessionEnd": Moment.END,
     },
+    # Cline: one executable per hook, named for it; the payload nests its data per hook.
+    "cline": {
+        "TaskStart": Moment.START,
+        "TaskResume": Moment.START,
+        "UserPromptSubmit": Moment.PROMPT,
+        "PreCompact": Moment.COMPACTING,
+        "TaskComplete": Moment.END,
+        "TaskCancel": Moment.END,
+    },
     "opencode": {
         "session.created": Moment.START,
         "chat.message": Moment.PROMPT,
@@ -135,7 +145,7 @@ def _cwd(payload: dict[str, Any], default: str | None) -> str:
     cwd = _text(payload, "cwd", "directory")
     if cwd:
         return cwd
-    roots = payload.get("workspace_roots")
+    roots = payload.get("workspace_roots") or payload.get("workspaceRoots")
     if isinstance(roots, list) and roots and isinstance(roots[0], str):
         return roots[0]
     return default or os.getcwd()
@@ -145,9 +155,10 @@ def _prompt(payload: dict[str, Any]) -> str:
     prompt = _text(payload, "prompt", "user_prompt")
     if prompt:
         return prompt
-    tool_info = payload.get("tool_info")  # Windsurf nests the prompt
-    if isinstance(tool_info, dict):
-        return _text(tool_info, "user_prompt", "prompt")
+    for nest in ("tool_info", "userPromptSubmit"):  # Windsurf and Cline nest the prompt
+        inner = payload.get(nest)
+        if isinstance(inner, dict):
+            return _text(inner, "user_prompt", "prompt")
     return ""
 
 
@@ -156,12 +167,14 @@ def read_event(host: str, payload: dict[str, Any], cwd: str | None = None) -> Ho
 
     ``cwd``: the hook process's folder, for payloads that name none (default: this process's).
     """
-    name = _text(payload, "hook_event_name", "agent_action_name", "event")
+    name = _text(payload, "hook_event_name", "agent_action_name", "event", "hookName")
     moment = EVENT_MOMENTS[host].get(name, Moment.OTHER)
     source = _text(payload, "source", "trigger")
     if moment is Moment.START and source == "compact":
         moment = Moment.AFTER_COMPACT
-    session_id = _text(payload, "session_id", "conversation_id", "trajectory_id", "sessionID")
+    session_id = _text(
+        payload, "session_id", "conversation_id", "trajectory_id", "sessionID", "taskId"
+    )
     return HookEvent(
         host=host,
         name=name,

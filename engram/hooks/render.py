@@ -27,6 +27,14 @@ HOOK_TIMEOUT_SECONDS = 10
 
 # host -> {event: matcher or None}; the events each host's hook file registers.
 HOOK_EVENTS: dict[str, dict[str, str | None]] = {
+    # Cline runs one executable per hook, named for the hook: no matchers.
+    "cline": {
+        "TaskStart": None,
+        "TaskResume": None,
+        "UserPromptSubmit": None,
+        "PreCompact": None,
+        "TaskComplete": None,
+    },
     "claude": {
         "SessionStart": "startup|resume|clear|compact",
         "UserPromptSubmit": None,
@@ -161,6 +169,16 @@ def rule_file(host: str) -> str:
     """The rule file Engram owns for ``host`` (``engram.md`` / ``engram.mdc``): the protocol,
     with the front matter that makes that host always apply it (plain Markdown otherwise)."""
     return _render(RULE_TEMPLATES.get(host, "instructions.md.j2"), host=host)
+
+
+def cline_hook_script(command: str) -> str:
+    """One of Cline's hook files (``.clinerules/hooks/TaskStart``...): a POSIX shell script that
+    hands stdin to ``command`` (``engram hook cline``), which answers in Cline's JSON."""
+    return (
+        "#!/bin/sh\n"
+        "# Engram's Cline hook, written by `engram link cline` (`engram unlink cline` removes it).\n"
+        f"exec {command}\n"
+    )
 
 
 def skill_files() -> dict[str, str]:

@@ -4,8 +4,12 @@ Cline keeps MCP servers per user, never per workspace: the Cline CLI (and curren
 builds) in ``~/.cline/data/settings/cline_mcp_settings.json``, the VS Code extension in VS
 Code's global storage (``<app config>/Code/User/globalStorage/saoudrizwan.claude-dev/settings/``).
 Engram edits the first of them that exists (doctor lists both when both do). The file is read
-with ``JSON.parse``: strict JSON. A workspace link skips MCP and writes only the rule
-``.clinerules/engram.md``, which Cline always applies.
+with ``JSON.parse``: strict JSON. A workspace link skips MCP and writes the rule
+``.clinerules/engram.md`` (Cline always applies it) and the hooks. Hooks are executables named
+for the hook in ``.clinerules/hooks/`` (``~/Documents/Cline/Hooks/`` globally): TaskStart and
+TaskResume bring the memory pack, UserPromptSubmit records the prompt and adds what changed,
+PreCompact and TaskComplete keep the session's state; each answers Cline's
+``{"cancel": false, "contextModification": ...}``.
 """
 
 from __future__ import annotations
@@ -28,7 +32,14 @@ class Cline(McpHost):
     title = "Cline"
     aliases = ("cline-cli", "claude-dev")
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
-        Scope.GLOBAL: ("in Cline, open MCP Servers → Installed and check engram is enabled",),
+        Scope.WORKSPACE: (
+            "turn hooks on in Cline (Settings → Hooks, or `cline config set hooks-enabled=true`) "
+            "so TaskStart and UserPromptSubmit bring Engram's memory in",
+        ),
+        Scope.GLOBAL: (
+            "in Cline, open MCP Servers → Installed and check engram is enabled",
+            "turn hooks on in Cline (Settings → Hooks, or `cline config set hooks-enabled=true`)",
+        ),
     }
     mcp: ClassVar[dict[Scope, McpTarget]] = {
         Scope.GLOBAL: McpTarget(
@@ -47,8 +58,14 @@ class Cline(McpHost):
     }
     extras_when_skipped = True  # the workspace rule helps without workspace MCP
     files: ClassVar[dict[Scope, HostFiles]] = {
-        Scope.WORKSPACE: HostFiles(rules=Location(Base.WORKSPACE, ".clinerules/engram.md")),
-        Scope.GLOBAL: HostFiles(rules=Location(Base.HOME, "Documents/Cline/Rules/engram.md")),
+        Scope.WORKSPACE: HostFiles(
+            hooks=Location(Base.WORKSPACE, ".clinerules/hooks"),
+            rules=Location(Base.WORKSPACE, ".clinerules/engram.md"),
+        ),
+        Scope.GLOBAL: HostFiles(
+            hooks=Location(Base.HOME, "Documents/Cline/Hooks"),
+            rules=Location(Base.HOME, "Documents/Cline/Rules/engram.md"),
+        ),
     }
 
     def mcp_entry(self, ctx: HostContext, keys: tuple[str, ...]) -> dict[str, JSONValue]:

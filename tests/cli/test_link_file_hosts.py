@@ -176,8 +176,9 @@ def test_link_creates_files_and_unlink_removes_them_and_their_folders(
     code, out = engram(capsys, "link", host, *scope)
     assert code == 0, out
     assert target(sandbox, rel).is_file()
-    skipped = not global_ and host in ("cline", "goose")  # only the rule / AGENTS.md + skill
-    assert ("next:" in out) != skipped and ("skipped" in out) == skipped
+    skipped = not global_ and host in ("cline", "goose")  # MCP skipped: extras only
+    assert ("skipped" in out) == skipped
+    assert ("next:" in out) == ((host, global_) != ("goose", False))  # Cline: turn hooks on
     code, out = engram(capsys, "unlink", host, *scope)
     assert code == 0, out
     assert snapshot(sandbox.home, sandbox.workspace) == before

@@ -223,3 +223,28 @@ def test_engram_mcp_on_a_go_store_converts_it_and_answers_json_only(sandbox: San
     assert "Redis for the cache" in json.dumps(exchange.result(1))
     assert "is a Go engram store (0.1.x schema)" in exchange.stderr
     assert len(list(sandbox.data_dir.glob("engram-go-backup-*.db"))) == 1
+
+
+def test_the_backup_holds_rows_still_in_the_go_wal(sandbox: Sandbox, cli: Run) -> None:
+    db = build_v01(sandbox.data_dir)
+    go = sqlite3.connect(db, isolation_level=None)  # the Go tool, running, WAL not checkpointed
+    go.execute("PRAGMA wal_autocheckpoint = 0")
+    go.execute(
+        "INSERT INTO observations (session_id, type, title, content, project, created_at)"
+        " VALUES ('s-beta', 'decision', 'Only in the WAL', 'not checkpointed yet', 'beta',"
+        " '2025-01-05 10:00:00')"
+    )
+    assert Path(f"{db}-wal").stat().st_size > 0
+    try:
+        result = cli("migrate", "--json")
+        assert result.returncode == 0, result.stderr
+        backup = Path(json.loads(result.stdout)["backup"])
+        assert Path(f"{backup}-wal").exists()  # the triplet, not the main file alone
+        assert rows_of(backup, "SELECT title FROM observations WHERE id = 4") == [
+            ("Only in the WAL",)
+        ]
+        assert rows_of(db, "SELECT title, project FROM observations WHERE id = 4") == [
+            ("Only in the WAL", "beta")
+        ]
+    finally:
+        go.close()

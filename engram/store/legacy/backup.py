@@ -64,8 +64,10 @@ def copy_triplet(path: str, target: str, held: list[BinaryIO]) -> list[str]:
 
 def verify_copy(target: str, expected: dict[str, int]) -> None:
     """Raise ``store.backup_failed`` unless the copy is sound and holds ``expected`` rows."""
+    from engram.store.legacy.detect import open_read_only
+
     try:
-        conn = sqlite3.connect(target)
+        conn = open_read_only(target)  # read-only: closing it does not fold the -wal copy in
         try:
             verdict = str(conn.execute("PRAGMA integrity_check").fetchone()[0])
             found = row_counts(conn)

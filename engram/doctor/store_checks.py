@@ -1,7 +1,8 @@
 """Store health: where the data lives, whether SQLite thinks it is sound, and a real round trip.
 
 Doctor is read-only for the user's memory: it never creates the database, and the round trip
-saves, finds and hard-deletes one observation in a scratch project of its own.
+saves, finds and hard-deletes one observation in a scratch copy of the store (its schema,
+triggers and index as they are), so it adds no row, mutation, tombstone or id to the real one.
 """
 
 from __future__ import annotations
@@ -124,10 +125,11 @@ def check_fts(ctx: DoctorContext) -> Iterator[Finding]:
 
 
 def check_round_trip(ctx: DoctorContext) -> Iterator[Finding]:
-    """``store.round_trip``: save, search and hard-delete one observation in a scratch project.
+    """``store.round_trip``: save, search and hard-delete one observation in a scratch store.
 
-    Runs against the real store when it exists (the scratch project and its session are removed
-    again), else against a temporary one, so doctor never creates the user's database.
+    The scratch store is a copy of the real database (read through a read-only connection)
+    when it exists and is at most :data:`SCRATCH_COPY_LIMIT` bytes, else a fresh store; either
+    way it lives in a temporary folder that is removed afterwards.
     """
     import os
     import tempfile
@@ -138,16 +140,49 @@ def check_round_trip(ctx: DoctorContext) -> Iterator[Finding]:
         data_dir = resolve_data_dir(ctx.env)
     except EngramError:
         return
-    if go_flavour_of(data_dir / DB_FILENAME) is not None:  # a write would convert it
+    db = data_dir / DB_FILENAME
+    if go_flavour_of(db) is not None:  # a copy would be converted, not checked
         yield Finding(
             "store.round_trip", Severity.SKIP, "a Go engram store: run `engram migrate` first"
         )
         return
-    if (data_dir / DB_FILENAME).exists():
-        yield _round_trip(data_dir, os.urandom(6).hex())
-        return
     with tempfile.TemporaryDirectory(prefix="engram-doctor-") as scratch:
-        yield _round_trip(Path(scratch), os.urandom(6).hex())
+        copied = _copy_store(db, Path(scratch) / DB_FILENAME)
+        if isinstance(copied, Finding):
+            yield copied
+            return
+        finding = _round_trip(Path(scratch), os.urandom(6).hex())
+        where = f"{db} (in a scratch {'copy' if copied else 'store'})"
+        yield Finding(finding.code, finding.severity, finding.message, where, finding.remedy)
+
+
+SCRATCH_COPY_LIMIT = 256 * 1024 * 1024
+
+
+def _copy_store(db: Path, target: Path) -> bool | Finding:
+    """Copy ``db`` into ``target`` without writing to it: True when copied, False when there is
+    nothing to copy (or it is too large: the round trip then uses a fresh store)."""
+    if not db.exists() or db.stat().st_size > SCRATCH_COPY_LIMIT:
+        return False
+    try:
+        source = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            copy = sqlite3.connect(target)
+            try:
+                source.backup(copy)
+            finally:
+                copy.close()
+        finally:
+            source.close()
+    except sqlite3.Error as exc:
+        return Finding(
+            "store.round_trip",
+            Severity.FAIL,
+            f"cannot read the store for the round trip: {exc}",
+            str(db),
+            "run `engram doctor --check store` for the store's own findings",
+        )
+    return True
 
 
 def _round_trip(data_dir: Path, token: str) -> Finding:

@@ -76,6 +76,12 @@ def record_outcome(
     )
 
 
+def project_target(target_key: str, project: str) -> str:
+    """The ``sync_state`` key of one project's own outcomes on the cloud target ``target_key``
+    (a pause or a refusal of that project must not show on another project's status)."""
+    return f"{target_key}#project:{project}"
+
+
 def outcome(conn: sqlite3.Connection, target_key: str) -> dict[str, Any] | None:
     """The ``sync_state`` row of ``target_key`` as a dict, or None."""
     row = conn.execute("SELECT * FROM sync_state WHERE target_key = ?", (target_key,)).fetchone()
@@ -91,6 +97,9 @@ def forget_target(conn: sqlite3.Connection, target_key: str) -> None:
             f"DELETE FROM {table} WHERE target_key = ? OR target_key = ?",
             (target_key, target_key + "#pull"),
         )
+    prefix = project_target(target_key, "")
+    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    conn.execute("DELETE FROM sync_state WHERE target_key LIKE ? ESCAPE '\\'", (escaped + "%",))
 
 
 # -- lease: one syncing process per data dir and target -------------------------------------

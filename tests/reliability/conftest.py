@@ -14,7 +14,7 @@ import pytest
 from engram.testing import Sandbox
 
 # The cloud suite's real Postgres (one per xdist worker) and `engram cloud serve` processes.
-from tests.cloud.conftest import database_url, postgres, start_server  # noqa: F401
+from tests.cloud.conftest import cloud, database_url, postgres, start_server  # noqa: F401
 
 ENGRAM = Path(sys.executable).with_name("engram")
 

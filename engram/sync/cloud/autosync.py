@@ -52,6 +52,8 @@ class WorkerStatus:
     consecutive_failures: int = 0
     backoff_until: str | None = None
     last_sync_at: str | None = None
+    # The project whose refusal (pause, policy) the failure is; "" when it concerns the remote.
+    project: str = ""
 
 
 @dataclass
@@ -151,13 +153,44 @@ class Worker:
         return self.interval
 
     def _sync_all(self, store: Store) -> None:
+        """Sync every project of the remote; a project the server refuses (paused, forbidden)
+        is recorded as its own outcome and the others still sync. The first failure is raised
+        afterwards; a failure of the remote itself (transport, auth) stops the cycle at once."""
         client = CloudClient(self.remote)
+        refused: tuple[str, str, CloudSyncError] | None = None
         for project in self._projects(store):
             report = ReplicationReport()
-            self.status.phase = "pushing"
-            push(store, client, project, report)
-            self.status.phase = "pulling"
-            pull(store, client, project, report)
+            try:
+                self.status.phase = "pushing"
+                push(store, client, project, report)
+                self.status.phase = "pulling"
+                pull(store, client, project, report)
+            except CloudSyncError as exc:
+                self._record_project(store, project, exc)
+                if exc.reason_code not in PROJECT_REASONS:
+                    raise
+                refused = refused or (project, self.status.phase, exc)
+                continue
+            self._record_project(store, project, None)
+        if refused is not None:
+            self.status.phase = refused[1]
+            self.status.project = refused[0]
+            raise refused[2]
+
+    def _record_project(self, store: Store, project: str, exc: CloudSyncError | None) -> None:
+        key = sync_cloud.project_target(self.remote.target_key, project)
+        with store.write() as conn:
+            if exc is None:
+                sync_cloud.record_outcome(conn, key, phase="healthy", now=stamp())
+            else:
+                sync_cloud.record_outcome(
+                    conn,
+                    key,
+                    phase="failed",
+                    now=stamp(),
+                    reason_code=exc.reason_code,
+                    error=exc.message,
+                )
 
     def _failed(self, exc: CloudSyncError) -> float:
         """Set the failure status (backing off after a few in a row); the wait before the next
@@ -179,11 +212,14 @@ class Worker:
             consecutive_failures=failures,
             backoff_until=backoff_until,
             last_sync_at=self.status.last_sync_at,
+            project=self.status.project if reason in PROJECT_REASONS else "",
         )
         return wait
 
 
 _REASONS = {"transport_failed", "auth_required", "policy_forbidden", "paused", "internal_error"}
+# Refusals that concern one project, not the remote: the other projects still sync.
+PROJECT_REASONS = frozenset({"paused", "policy_forbidden"})
 
 
 @dataclass

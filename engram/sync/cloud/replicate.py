@@ -192,17 +192,19 @@ def sync_once(
             pull(store, client, project, report, progress)
     except CloudSyncError as exc:
         with store.write() as conn:
-            sync_cloud.record_outcome(
-                conn,
-                remote.target_key,
-                phase="failed",
-                now=stamp(),
-                reason_code=exc.reason_code,
-                error=exc.message,
-            )
+            for key in (remote.target_key, sync_cloud.project_target(remote.target_key, project)):
+                sync_cloud.record_outcome(
+                    conn,
+                    key,
+                    phase="failed",
+                    now=stamp(),
+                    reason_code=exc.reason_code,
+                    error=exc.message,
+                )
         raise
     with store.write() as conn:
-        sync_cloud.record_outcome(conn, remote.target_key, phase="healthy", now=stamp())
+        for key in (remote.target_key, sync_cloud.project_target(remote.target_key, project)):
+            sync_cloud.record_outcome(conn, key, phase="healthy", now=stamp())
     return report
 
 

@@ -15,7 +15,13 @@ from typing import Any
 from engram.memory.sync_status import fallback_status, set_sync_status_provider
 from engram.store import sync_cloud, sync_deferred
 from engram.store.db import Store
-from engram.sync.cloud.autosync import AutosyncManager, describe, start_for_process
+from engram.sync.cloud.autosync import (
+    PROJECT_REASONS,
+    AutosyncManager,
+    WorkerStatus,
+    describe,
+    start_for_process,
+)
 from engram.sync.cloud.config import CloudConfig
 from engram.sync.status import runtime_status
 
@@ -54,7 +60,7 @@ def cloud_status(
             "reason_message": f"project {project!r} is not enrolled for cloud sync",
         }
     with store.locked() as conn:
-        state = sync_cloud.outcome(conn, remote.target_key) or {}
+        state = _own_outcome(conn, remote.target_key, project)
     status.update(
         enabled=True,
         phase=str(state.get("lifecycle") or "idle"),
@@ -66,9 +72,29 @@ def cloud_status(
         reason_message=state.get("last_error") or "",
     )
     live = manager.status_for(remote) if manager is not None else None
-    if live is not None:
+    if live is not None and live.project in ("", project) and _about(live, project):
         status.update(describe(live))
     return status
+
+
+def _own_outcome(conn: Any, target_key: str, project: str) -> dict[str, Any]:
+    """``project``'s last outcome on the target: its own row, unless the newer target row
+    failed for a reason every project shares (transport, auth). Another project's pause or
+    refusal never shows here."""
+    own = sync_cloud.outcome(conn, sync_cloud.project_target(target_key, project)) or {}
+    shared = sync_cloud.outcome(conn, target_key) or {}
+    remote_wide = shared.get("reason_code") and shared["reason_code"] not in PROJECT_REASONS
+    if remote_wide and str(shared.get("updated_at") or "") >= str(own.get("updated_at") or ""):
+        return {**shared, "last_sync_at": own.get("last_sync_at") or shared.get("last_sync_at")}
+    return own
+
+
+def _about(live: WorkerStatus, project: str) -> bool:
+    """Whether the live worker status says something about ``project``: a remote-wide failure
+    or a refusal of ``project`` itself (healthy and in-progress states concern every project)."""
+    return (
+        not live.reason_code or live.reason_code not in PROJECT_REASONS or live.project == project
+    )
 
 
 def install(data_dir: Path, manager: AutosyncManager | None) -> None:

@@ -146,6 +146,16 @@ class CloudSettings:
                 "ENGRAM_CLOUD_TOKEN_PEPPER must differ from ENGRAM_JWT_SECRET",
                 "give the token pepper its own random secret",
             )
+        for name, value in (
+            ("ENGRAM_CLOUD_TOKEN", self.sync_token),
+            ("ENGRAM_CLOUD_ADMIN", self.admin_token),
+        ):
+            if value and len(value) < MIN_SECRET_BYTES:  # a short shared secret can be guessed
+                raise _refuse(
+                    f"{name} is shorter than {MIN_SECRET_BYTES} characters",
+                    f"set it to a random value of at least {MIN_SECRET_BYTES} characters "
+                    "(openssl rand -hex 32), or use managed tokens",
+                )
 
 
 def _refuse(message: str, remedy: str) -> EngramError:

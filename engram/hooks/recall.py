@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
 from engram.errors import EngramError
-from engram.memory.fence import FENCE_CLOSE, FENCE_NOTE, FENCE_OPEN, clean, fenced, quoted
+from engram.memory.fence import FENCE_CLOSE, FENCE_NOTE, FENCE_OPEN, fenced, one_line, quoted
 
 TYPE_CHECKING = False  # typing costs the hook more than its work
 if TYPE_CHECKING:
@@ -144,7 +144,9 @@ class Memory:
         )
         if not fresh:
             return "", after_id
-        lines = [f"## Engram: {len(fresh)} new memories in {project} since your last prompt"]
+        lines = [
+            f"## Engram: {len(fresh)} new memories in {one_line(project)} since your last prompt"
+        ]
         lines += [_line(o) for o in fresh]
         text, _ = fit_bytes("\n".join(lines) + "\n", max(max_bytes - FENCE_BYTES, 256))
         return fenced(text), max(o.id for o in fresh)
@@ -153,7 +155,7 @@ class Memory:
 def _line(observation: Observation) -> str:
     preview = " ".join(observation.content.split())
     preview = preview if len(preview) <= 160 else preview[:159].rstrip() + "…"
-    title, kind = clean(observation.title), clean(observation.type)
+    title, kind = one_line(observation.title), one_line(observation.type)
     return f"- [{kind}] **{title}** (#{observation.id}): {quoted(preview)}"
 
 

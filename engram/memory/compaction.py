@@ -11,6 +11,7 @@ from typing import Any
 
 from engram.errors import EngramError
 from engram.memory.context import build_context, fit_bytes
+from engram.memory.fence import one_line, quoted
 from engram.store import observations, sessions
 from engram.store.db import Store
 
@@ -55,13 +56,20 @@ def compaction_context(store: Store, session_id: str | None) -> CompactionContex
             )
         ids = sessions.observation_ids(conn, session_id, limit=SESSION_OBSERVATIONS)
         found = observations.get_many(conn, ids)
-    lines = [f"## Session {session.id} — project: {session.project or '(none)'}", ""]
+    # Stored text goes in front of the agent: labels flattened onto their line, the summary
+    # quoted, so no stored value can start a line of its own.
+    head = f"## Session {one_line(session.id)} — project: {one_line(session.project) or '(none)'}"
+    lines = [head, ""]
     if session.summary:
-        lines += ["### Session Summary", session.summary.strip(), ""]
+        lines += ["### Session Summary", quoted(session.summary.strip()), ""]
     if ids:
         lines.append("### This Session's Observations")
-        lines += [f"- [{o.type}] **{o.title}** (#{o.id})" for i in ids if (o := found.get(i))]
+        lines += [
+            f"- [{one_line(o.type)}] **{one_line(o.title)}** (#{o.id})"
+            for i in ids
+            if (o := found.get(i))
+        ]
         lines.append("")
-    project = build_context(store, project=session.project or None, compact=True)
+    project = build_context(store, project=session.project or None, compact=True, fenced=True)
     text, truncated = fit_bytes("\n".join(lines) + "\n" + project.text, MAX_BYTES)
     return CompactionContext(session.id, session.project, text, truncated)

@@ -168,14 +168,16 @@ class _Sections:
     recent: list[Observation] | None
 
     def render(self, project: str | None, compact: bool, style: _Style) -> str:
-        lines = [f"## Memory context — project: {project}" if project else "## Memory context"]
+        head = f"## Memory context — project: {style.label(project)}" if project else None
+        lines = [head or "## Memory context"]
         if self.sessions is not None:
             lines += ["", "### Recent Sessions"]
             lines += [_session_line(s, style) for s in self.sessions] or ["- (none)"]
         if self.prompts is not None:
             lines += ["", "### Recent Prompts"]
             lines += [
-                f"- {p.created_at}: {style.body(_preview(p.content, 160))}" for p in self.prompts
+                f"- {style.label(p.created_at)}: {style.body(_preview(p.content, 160))}"
+                for p in self.prompts
             ] or ["- (none)"]
         if self.pinned is not None:
             lines += ["", "### Pinned Observations"]
@@ -201,9 +203,9 @@ class _Style:
     def label(self, text: str) -> str:
         if not self.fenced:
             return text
-        from engram.memory.fence import clean
+        from engram.memory.fence import one_line
 
-        return clean(text)
+        return one_line(text)
 
     def body(self, text: str) -> str:
         if not self.fenced:
@@ -215,7 +217,7 @@ class _Style:
 
 def _session_line(session: Session, style: _Style) -> str:
     status = "ended" if session.ended_at else "active"
-    line = f"- {session.started_at} · {style.label(session.id)} ({status})"
+    line = f"- {style.label(session.started_at)} · {style.label(session.id)} ({status})"
     return f"{line}: {style.body(_preview(session.summary, 160))}" if session.summary else line
 
 

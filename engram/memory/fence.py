@@ -5,7 +5,8 @@ escapes, invisible control characters, or tags a host treats as its own voice
 (``<system-reminder>``, ``</system-reminder>``, ``<user-prompt-submit-hook>``...). Before hooks
 inject memories into a host's context, each piece of text goes through :func:`clean` (escapes
 and control characters removed, tag-like markup neutralised) and each memory body through
-:func:`quoted` (one JSON string literal: clearly delimited, nothing can close it early).
+:func:`quoted` (one JSON string literal: clearly delimited, nothing can close it early); each
+label (id, name, title) through :func:`one_line`.
 
 On the hook path: imports only ``re`` and ``json``; the patterns are compiled on the first text
 that needs them (most memory text is printable and tag-free, and goes through untouched).
@@ -43,9 +44,18 @@ def clean(text: str) -> str:
     return re.sub(_TAG, lambda m: f"\u2039{m.group(1)}\u203a", text)
 
 
+def one_line(text: str) -> str:
+    """A label (id, name, title, type, timestamp) cleaned and flattened onto one line: every
+    line break a reader may honour (``\\n``, ``\\r``, U+2028, U+0085...) becomes a space, so
+    no stored value can start a line of its own."""
+    return " ".join(clean(text).split())
+
+
 def quoted(text: str) -> str:
-    """A memory body as one JSON string literal (cleaned first)."""
-    return json.dumps(clean(text), ensure_ascii=False)
+    """A memory body as one JSON string literal (cleaned first; U+2028 / U+2029, which JSON
+    leaves raw but readers may break lines on, escaped)."""
+    literal = json.dumps(clean(text), ensure_ascii=False)
+    return literal.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
 def fenced(text: str) -> str:

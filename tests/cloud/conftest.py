@@ -22,8 +22,8 @@ from engram.testing import Sandbox
 ENGRAM = Path(sys.executable).with_name("engram")
 JWT_SECRET = "s" * 40
 PEPPER = "p" * 40
-SYNC_TOKEN = "legacy-sync-token"
-ADMIN_TOKEN = "legacy-admin-token"
+SYNC_TOKEN = "legacy-sync-token-0123456789abcdef01"
+ADMIN_TOKEN = "legacy-admin-token-0123456789abcdef0"
 _names = itertools.count()
 
 

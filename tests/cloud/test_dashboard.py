@@ -9,7 +9,7 @@ import httpx2 as httpx
 import psycopg
 import pytest
 
-from tests.cloud.conftest import StartServer
+from tests.cloud.conftest import SYNC_TOKEN, StartServer
 from tests.cloud.dashboard_world import World, build_world
 
 
@@ -64,7 +64,7 @@ def test_wrong_token_sync_token_and_missing_csrf_are_refused(world: World) -> No
     csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/dashboard/login").text).group(1)  # type: ignore[union-attr]
     bad = client.post("/dashboard/login", data={"token": "egc_nope", "csrf": csrf})
     assert bad.status_code == 401 and "not valid" in bad.text
-    sync = client.post("/dashboard/login", data={"token": "legacy-sync-token", "csrf": csrf})
+    sync = client.post("/dashboard/login", data={"token": SYNC_TOKEN, "csrf": csrf})
     assert sync.status_code == 401 and "sync token" in sync.text
     forged = client.post("/dashboard/login", data={"token": world.admin_token})
     assert forged.status_code == 403

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from engram.testing import Sandbox
 from tests.reliability.conftest import Run
-from tests.server.mcp_process import call, initialize, run_server
 from tests.serve.conftest import start_server
+from tests.server.mcp_process import call, initialize, run_server
 
 
 def _dump(db: Path) -> list[str]:

@@ -5,12 +5,14 @@ the same in a browser; raw tokens are printed once, like ``bootstrap``."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import quote
 
 import typer
 
 from engram.cli.output import emit_json
+from engram.cli.token_output import TokenFileOption, show_token
 from engram.errors import EngramError
 
 user_app = typer.Typer(name="user", help="Team users (managed admin token).", no_args_is_help=True)
@@ -57,11 +59,9 @@ def _principal(username: str) -> str:
     )
 
 
-def _issue(principal_id: str, name: str) -> None:
+def _issue(principal_id: str, name: str, token_file: Path | None) -> None:
     made = _call("POST", f"/admin/users/{principal_id}/tokens", {"name": name})
-    token = made["token"]
-    typer.echo(f"token {token['name'] or token['id']} ({token['id']}) — shown once, store it now:")
-    typer.echo(made["raw_token"])
+    show_token(made["raw_token"], made["token"], token_file)
 
 
 @user_app.command("add")
@@ -75,6 +75,7 @@ def user_add(
     issue_token: Annotated[
         str | None, typer.Option("--issue-token", help="Also issue a token with this name.")
     ] = None,
+    token_file: TokenFileOption = None,
 ) -> None:
     """Create a user, grant projects, optionally issue a token (printed once)."""
     body = {"username": username, "email": email, "role": "admin" if admin else "member"}
@@ -84,7 +85,7 @@ def user_add(
         _call("POST", f"/admin/users/{user['principal_id']}/grants", {"project": project})
         typer.echo(f"granted project {project}")
     if issue_token:
-        _issue(user["principal_id"], issue_token)
+        _issue(user["principal_id"], issue_token, token_file)
 
 
 @user_app.command("list")
@@ -121,9 +122,10 @@ def user_enable(username: Username) -> None:
 def token_issue(
     username: Username,
     name: Annotated[str, typer.Option("--name", help="A name for the token.")] = "laptop",
+    token_file: TokenFileOption = None,
 ) -> None:
     """Issue a token for a user (printed once)."""
-    _issue(_principal(username), name)
+    _issue(_principal(username), name, token_file)
 
 
 @token_app.command("list")

@@ -30,11 +30,23 @@ def config_command(
         str | None,
         typer.Option("--token", help="The bearer token (the routed project's with --project)."),
     ] = None,
+    token_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--token-file", help="Read the token from this file (mode 0600).", dir_okay=False
+        ),
+    ] = None,
     clear: Annotated[
         bool, typer.Option("--clear", help="Send --project back to the global remote.")
     ] = False,
 ) -> None:
     """Persist the cloud server URL in cloud.json (or route one project to its own cloud)."""
+    if token_file is not None:
+        from engram.cli.token_output import read_token_file
+
+        if token is not None:
+            raise typer.BadParameter("pass --token or --token-file, not both")
+        token = read_token_file(token_file)
     from engram.cli.selection import open_store
     from engram.sync.cloud.config import CloudConfig, normalize_url
     from engram.sync.cloud.enrollment import route_project

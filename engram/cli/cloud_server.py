@@ -15,6 +15,7 @@ import typer
 from typer.core import TyperCommand
 
 from engram.cli.output import emit_json
+from engram.cli.token_output import TokenFileOption, show_token
 from engram.errors import EngramError
 
 if TYPE_CHECKING:
@@ -91,13 +92,6 @@ def _open_cloud_store() -> Iterator[tuple[CloudStore, Mapping[str, str]]]:
             yield store, env
 
 
-def _print_token(raw: str | None, token: dict[str, object] | None) -> None:
-    if raw is None or token is None:
-        return
-    typer.echo(f"token {token['name'] or token['id']} ({token['id']}) — shown once, store it now:")
-    typer.echo(raw)
-
-
 class _OptionalTokenName(TyperCommand):
     """``--issue-token [name]``: the option's value may be left out (Typer's parser has no
     optional values, so a bare ``--issue-token`` gets the default name here)."""
@@ -127,6 +121,7 @@ def bootstrap_admin_command(
             help="Also issue a sync token with this name (printed once).",
         ),
     ] = None,
+    token_file: TokenFileOption = None,
 ) -> None:
     """Create the first managed admin (refused when one already exists)."""
     from engram.cloud.bootstrap import bootstrap_admin
@@ -146,7 +141,7 @@ def bootstrap_admin_command(
     typer.echo(f"created admin {user['username']} ({user['principal_id']})")
     for project in result.grants:
         typer.echo(f"granted project {project}")
-    _print_token(result.raw_token, result.token)
+    show_token(result.raw_token, result.token, token_file)
 
 
 @bootstrap_app.command("recover-token")
@@ -156,6 +151,7 @@ def recover_token_command(
         bool,
         typer.Option("--revoke-existing", help="Replace the sole admin's unused token."),
     ] = False,
+    token_file: TokenFileOption = None,
 ) -> None:
     """Issue a token for the stranded sole managed admin (only in the documented states)."""
     from engram.cloud.bootstrap import recover_token
@@ -165,7 +161,7 @@ def recover_token_command(
         pepper = pepper_from_env(env)
         result = recover_token(store, pepper=pepper, name=name, revoke_existing=revoke_existing)
     typer.echo(f"recovered a token for admin {result.user['username']}")
-    _print_token(result.raw_token, result.token)
+    show_token(result.raw_token, result.token, token_file)
 
 
 @repair_app.command("materialize-mutations")

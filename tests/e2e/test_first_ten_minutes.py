@@ -1,5 +1,5 @@
-"""The README's first ten minutes, for real: install Engram as the README says (`uv tool install
---compile-bytecode .` from the clone, into an empty home), `cd` into another git repository, `engram link <host>`,
+"""The README's first ten minutes, for real: install Engram as the README says (its `uv tool
+install` line, run in the clone, into an empty home), `cd` into another git repository, `engram link <host>`,
 do the printed next step, and the real host CLI shows engram Connected; every hook command link
 wrote runs cleanly under the host's PATH (no "engram: not found").
 
@@ -20,6 +20,7 @@ import pytest
 
 from engram.testing import Sandbox
 from tests.e2e.conftest import ANSI, NPM_BIN, REPO, VENV_BIN, Hosts
+from tests.e2e.readme_install import readme_install_argv
 
 pytestmark = pytest.mark.e2e
 
@@ -80,9 +81,10 @@ class Machine:
         return done
 
     def install(self) -> None:
-        """`uv tool install --compile-bytecode .` in the clone (uv comes from the dev extra)."""
+        """The README's `uv tool install ...` in the clone (uv comes from the dev extra)."""
+        argv = readme_install_argv()
         done = subprocess.run(
-            [str(VENV_BIN / "uv"), "tool", "install", "--compile-bytecode", "--quiet", str(REPO)],
+            [str(VENV_BIN / "uv"), *argv[1:], "--quiet"],
             capture_output=True,
             text=True,
             env=self.env(),

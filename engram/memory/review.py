@@ -13,6 +13,7 @@ that stays stale with no agent fetching or re-saving it for ``ENGRAM_STALE_REVIE
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -64,14 +65,19 @@ def state_with_code(
 
 def renew_by_use(store: Store, observation: Observation, now: datetime | None = None) -> None:
     """An agent fetched ``observation``: restart its review cycle and its stale grace time."""
+    with store.write() as conn:
+        renew_on(conn, observation, now)
+
+
+def renew_on(
+    conn: sqlite3.Connection, observation: Observation, now: datetime | None = None
+) -> None:
+    """:func:`renew_by_use` inside the caller's transaction (or as autocommit statements)."""
     from engram.store import citations
 
     moment = now or utc_now()
-    with store.write() as conn:
-        observations.set_review_after(
-            conn, observation.id, review_after_for(observation.type, moment)
-        )
-        citations.mark_used(conn, observation.id, stamp(moment))
+    observations.set_review_after(conn, observation.id, review_after_for(observation.type, moment))
+    citations.mark_used(conn, observation.id, stamp(moment))
 
 
 @dataclass(frozen=True, slots=True)

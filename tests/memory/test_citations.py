@@ -231,3 +231,33 @@ def test_the_tui_pages_carry_the_code_status(repo: Path, store: Store) -> None:
     note = "stale: billing/retry.py renamed to billing/backoff.py"
     assert search_page(store, "retry", project="shop").items[0].annotations == (note,)
     assert observation_detail(store, oid).annotations == (note,)
+
+
+def test_engram_load_by_journal_id_renews_and_labels(
+    repo: Path, store: Store, sandbox: Sandbox
+) -> None:
+    from engram.memory.governed import load, open_knowledge_base
+
+    then = utc_now() - timedelta(days=50)
+    oid = save_observation(
+        store, title="Retry", content="billing/retry.py", project="shop", type="bugfix", now=then
+    ).observation.id
+    before = store.connection.execute(
+        "SELECT review_after FROM observations WHERE id = ?", (oid,)
+    ).fetchone()[0]
+    git(repo, "rm", "-q", "billing/retry.py")
+    sha = commit(repo, "drop")
+    with open_knowledge_base(sandbox.workspace, project="shop") as kb:
+        pack = load(kb, id=f"#{oid}")
+    assert f"stale: billing/retry.py deleted in {sha}" in pack.text
+    after = store.connection.execute(
+        "SELECT review_after FROM observations WHERE id = ?", (oid,)
+    ).fetchone()[0]
+    assert after > before
+    from engram.errors import EngramError
+
+    with (
+        open_knowledge_base(sandbox.workspace, project="other") as kb,
+        pytest.raises(EngramError, match="no memory"),
+    ):
+        load(kb, id=f"#{oid}")  # another project's journal is not reachable by id

@@ -1,6 +1,7 @@
 """Code citations through the real ``engram-mcp`` server in a real git repository: mem_search
 marks a memory whose cited symbol was deleted ``state: stale``, mem_review action stale lists
-it with the fix, mem_get_observation renews it and mem_context lists it apart."""
+it with the fix, mem_get_observation renews it, mem_context lists it apart and engram_load
+labels it (by id, and among a load's journal matches)."""
 
 from __future__ import annotations
 
@@ -24,13 +25,15 @@ def test_stale_memory_through_mcp(sandbox: Sandbox) -> None:
     assert all(not r.get("isError") for r in saves), saves
     (repo / "web/cart.ts").write_text("export const MAX_ITEMS = 50;\n")
     commit(repo, "drop addItem")
-    search, review, fetched, context = call_tools(
+    search, review, fetched, context, loaded, matched = call_tools(
         sandbox,
         repo,
         ("mem_search", {"query": "cart"}),
         ("mem_review", {"action": "stale"}),
         ("mem_get_observation", {"id": 2}),
         ("mem_context", {}),
+        ("engram_load", {"id": "#2"}),
+        ("engram_load", {"query": "cart adds item"}),
     )
     text = search["content"][0]["text"]
     assert "stale: addItem() no longer in web/cart.ts\n" in text
@@ -53,3 +56,10 @@ def test_stale_memory_through_mcp(sandbox: Sandbox) -> None:
     recent, _, stale = listed.partition("### Stale Observations")
     assert "Cart adds" not in recent and "Cart adds" in stale
     assert "(web/cart.ts changed since saved)" in recent
+    loaded_text = loaded["content"][0]["text"]
+    assert "# Journal entry #2 (not approved knowledge)" in loaded_text
+    assert "state: stale\nstale: addItem() no longer in web/cart.ts" in loaded_text
+    assert (
+        "#2 [manual] Cart adds (journal: `engram show 2`) — stale: addItem()"
+        in (matched["content"][0]["text"])
+    )

@@ -54,13 +54,14 @@ def code_status(store: Store, observation_ids: Iterable[int]) -> dict[int, CodeS
 def code_status_on(
     conn: sqlite3.Connection, observation_ids: Iterable[int]
 ) -> dict[int, CodeStatus]:
-    """:func:`code_status` on a bare autocommit connection (the governed reads hold one)."""
+    """:func:`code_status` on a bare connection (the governed reads hold one): autocommit, or
+    inside the caller's write transaction."""
     ids = list(observation_ids)
-    if not ids or not checking_enabled() or conn.in_transaction:
+    if not ids or not checking_enabled():
         return {}
     found, fresh = _check(conn, ids)
     if fresh:
-        with contextlib.suppress(sqlite3.Error):  # autocommit: each row its own commit
+        with contextlib.suppress(sqlite3.Error):  # a cache that cannot be kept stays cold
             citations.put_file_checks(conn, fresh)
     return found
 

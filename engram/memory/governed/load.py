@@ -16,6 +16,7 @@ from typing import Any
 from engram.errors import EngramError
 from engram.memory.governed.base import KnowledgeBase
 from engram.memory.governed.journal import journal_matches
+from engram.memory.governed.journal_fetch import fetch_journal, journal_id
 from engram.memory.governed.models import LoadPack, Memory
 from engram.memory.governed.prefs import get_rule_variant
 from engram.memory.governed.routing import RoutedMemory, route_memories
@@ -174,6 +175,12 @@ def _explain(tiers: dict[str, list[RoutedMemory]]) -> tuple[dict[str, Any], ...]
 def fetch(kb: KnowledgeBase, memory_id: str) -> LoadPack:
     """One memory's body by id (durable first, then a working note); counted as a fetch."""
     row = sql.get_memory(kb.conn, kb.project, memory_id.strip())
+    journal = journal_id(memory_id) if row is None else None
+    if journal is not None:
+        with sql.immediate(kb.conn):
+            pack = fetch_journal(kb, journal)
+        if pack is not None:
+            return pack
     if row is None or (row["tier"] == "working" and str(row["valid_until"]) < kb.today()):
         raise EngramError(
             "governed.unknown_memory",

@@ -18,6 +18,7 @@ from engram.edit.ledger import (
     JSON_VALUE,
     MD_BLOCK,
     OWNED_FILE,
+    TOML_LIST_ITEM,
     TOML_VALUE,
     YAML_LIST_ITEM,
     YAML_VALUE,
@@ -132,6 +133,9 @@ def reverse_entry(entry: Entry, text: str | None, *, force: bool) -> Step:
         new, _ = toml_doc.set_value(text, path, entry.undo["replaced"], where)
     elif entry.kind == TOML_VALUE:
         new = toml_doc.remove_value(text, path, entry.undo.get("appended"), where)
+    elif entry.kind == TOML_LIST_ITEM:
+        appended, keep = entry.undo.get("appended"), bool(entry.undo.get("had_list"))
+        new = toml_doc.remove_from_list(text, path, entry.item, appended, where, keep_empty=keep)
     elif entry.kind in (YAML_VALUE, YAML_LIST_ITEM):
         new = _reverse_yaml(entry, text)
     elif entry.kind == MD_BLOCK:
@@ -156,7 +160,7 @@ def _reverse_yaml(entry: Entry, text: str) -> str:
 
 def _reader(kind: str) -> Callable[[str, tuple[str, ...], str], tuple[bool, JSONValue]]:
     """The ``get`` of the editor that wrote an entry of ``kind``."""
-    if kind == TOML_VALUE:
+    if kind in (TOML_VALUE, TOML_LIST_ITEM):
         return toml_doc.get
     if kind in (YAML_VALUE, YAML_LIST_ITEM):
         from engram.edit import yaml_doc
@@ -170,7 +174,7 @@ def _value_kind(fmt: DocFormat) -> str:
 
 
 def _list_kind(fmt: DocFormat) -> str:
-    return YAML_LIST_ITEM if fmt is DocFormat.YAML else JSON_LIST_ITEM
+    return {DocFormat.TOML: TOML_LIST_ITEM, DocFormat.YAML: YAML_LIST_ITEM}.get(fmt, JSON_LIST_ITEM)
 
 
 def entry_value(entry: Entry, text: str) -> tuple[bool, JSONValue]:
@@ -184,7 +188,7 @@ def current_fingerprint(entry: Entry, text: str) -> str | None:
     if entry.kind in (JSON_VALUE, TOML_VALUE, YAML_VALUE):
         found, value = _reader(entry.kind)(text, path, where)
         return fingerprint(value) if found else None
-    if entry.kind in (JSON_LIST_ITEM, YAML_LIST_ITEM):
+    if entry.kind in (JSON_LIST_ITEM, YAML_LIST_ITEM, TOML_LIST_ITEM):
         found, value = _reader(entry.kind)(text, path, where)
         items = value if found and isinstance(value, list) else []
         return entry.sha256 if any(same(item, entry.item) for item in items) else None
@@ -232,6 +236,8 @@ def _add_to_list(edit: AddToList, text: str | None) -> Step:
     file = str(edit.file)
     if edit.format is DocFormat.YAML:
         return _add_to_yaml_list(edit, text)
+    if edit.format is DocFormat.TOML:
+        return _add_to_toml_list(edit, text)
     strict = edit.format is DocFormat.JSON
     new, undo = jsonc.add_to_list(text or "", edit.path, edit.item, strict=strict, where=file)
     entry = Entry(file, JSON_LIST_ITEM, fingerprint(edit.item), edit.format.value, list(edit.path))
@@ -240,6 +246,18 @@ def _add_to_list(edit: AddToList, text: str | None) -> Step:
         return Step(text, None, note="already linked")
     entry.undo = undo.to_dict()
     return Step(new, entry)
+
+
+def _add_to_toml_list(edit: AddToList, text: str | None) -> Step:
+    file = str(edit.file)
+    had_list, _ = toml_doc.get(text or "", edit.path, file)
+    done = toml_doc.add_to_list(text or "", edit.path, edit.item, file)
+    if done is None:
+        return Step(text, None, note="already linked")
+    entry = Entry(file, TOML_LIST_ITEM, fingerprint(edit.item), edit.format.value, list(edit.path))
+    entry.item, entry.created_file = edit.item, text is None
+    entry.undo = {"appended": done[1], "had_list": had_list} if done[1] else {"had_list": had_list}
+    return Step(done[0], entry)
 
 
 def _add_to_yaml_list(edit: AddToList, text: str | None) -> Step:
@@ -328,6 +346,6 @@ def _describe(entry: Entry) -> str:
         return f"the '{entry.block_id}' block"
     if entry.kind == OWNED_FILE:
         return "the file"
-    if entry.kind in (JSON_LIST_ITEM, YAML_LIST_ITEM):
+    if entry.kind in (JSON_LIST_ITEM, YAML_LIST_ITEM, TOML_LIST_ITEM):
         return f"the entry in {'.'.join(entry.path)}"
     return ".".join(entry.path)

@@ -170,3 +170,95 @@ def _type_conflict(path: tuple[str, ...], where: str) -> EngramError:
         f"fix {shown} in {where} by hand, then retry",
         file=where,
     )
+
+
+def add_to_list(
+    text: str, path: tuple[str, ...], item: JSONValue, where: str = "<text>"
+) -> tuple[str, str | None] | None:
+    """``text`` with the table ``item`` added to the array of tables at ``path`` (a
+    ``[[mcp_servers]]`` block appended to the end of the file, so removing that text undoes it),
+    and the exact text appended (None when the document model had to place it); None when an
+    equal item is already there."""
+    if text.startswith(BOM):
+        done = add_to_list(text[1:], path, item, where)
+        return None if done is None else (BOM + done[0], done[1])
+    data = load(text, where)
+    found, current = get(text, path, where)
+    if found and not isinstance(current, list):
+        raise _type_conflict((*path, "[]"), where)
+    items = current if isinstance(current, list) else []
+    if any(same(existing, item) for existing in items):
+        return None
+    expected = _with(data, path, [*items, item])
+    if isinstance(item, dict):
+        eol = "\r\n" if "\r\n" in text else "\n"
+        block = _render_array_item(path, item).replace("\n", eol)
+        sep = (
+            "" if text == "" or text.endswith(eol + eol) else eol if text.endswith(eol) else eol * 2
+        )
+        if _parses_to(text + sep + block, expected):
+            return text + sep + block, sep + block
+    doc = _parse(text, where)
+    container: Any = doc
+    for key in path[:-1]:
+        container = container.setdefault(key, tomlkit.table(is_super_table=True))
+    if path[-1] in container:
+        container[path[-1]].append(item)
+    else:
+        container[path[-1]] = tomlkit.aot() if isinstance(item, dict) else tomlkit.array()
+        container[path[-1]].append(item)
+    return tomlkit.dumps(doc), None
+
+
+def remove_from_list(
+    text: str,
+    path: tuple[str, ...],
+    item: JSONValue,
+    appended: str | None = None,
+    where: str = "<text>",
+    *,
+    keep_empty: bool = False,
+) -> str:
+    """``text`` without the last element equal to ``item`` in the array at ``path``; the exact
+    inverse of :func:`add_to_list` when ``appended`` is given. An array left empty goes too,
+    unless ``keep_empty`` (the user had the array before Engram added to it)."""
+    if text.startswith(BOM):
+        return BOM + remove_from_list(text[1:], path, item, appended, where, keep_empty=keep_empty)
+    data = load(text, where)
+    found, current = get(text, path, where)
+    if not found or not isinstance(current, list):
+        return text
+    matches = [i for i, existing in enumerate(current) if same(existing, item)]
+    if not matches:
+        return text
+    rest = [e for i, e in enumerate(current) if i != matches[-1]]
+    gone = not rest and not keep_empty
+    expected = _without(data, path, prune=True) if gone else _with(data, path, rest)
+    if appended and appended in text:
+        at = text.rindex(appended)
+        candidate = text[:at] + text[at + len(appended) :]
+        if _parses_to(candidate, expected) or (
+            gone and _parses_to(candidate, _without(data, path, prune=False))
+        ):
+            return candidate
+    doc = _parse(text, where)
+    containers: list[Any] = [doc]
+    for key in path[:-1]:
+        containers.append(containers[-1][key])
+    array = containers[-1][path[-1]]
+    del array[matches[-1]]
+    if len(array) == 0 and not keep_empty:
+        del containers[-1][path[-1]]
+    return tomlkit.dumps(doc)
+
+
+def _render_array_item(path: tuple[str, ...], item: dict[str, Any]) -> str:
+    doc = tomlkit.document()
+    container: Any = doc
+    for key in path[:-1]:
+        container[key] = tomlkit.table(is_super_table=True)
+        container = container[key]
+    tables = tomlkit.aot()
+    tables.append(item)
+    container[path[-1]] = tables
+    return tomlkit.dumps(doc)

@@ -42,6 +42,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "engram.hosts.kimi",
     "engram.hosts.kiro",
     "engram.hosts.qwen",
+    "engram.hosts.vibe",
     "engram.hosts.vscode",
     "engram.hosts.zed",
 )

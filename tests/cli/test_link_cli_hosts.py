@@ -160,3 +160,70 @@ def test_a_comment_in_a_strict_json_host_file_is_refused_untouched(
     assert code == 1
     assert "Factory Droid cannot read it (line 2, column 3: a comment" in out
     assert path.read_bytes() == before
+
+
+VIBE = {
+    "empty": "",
+    "comments-other-server": (
+        "# my vibe config\n"
+        'active_model = "devstral" # inline\n\n'
+        "[[mcp_servers]]\n"
+        'name = "other"\n'
+        'transport = "stdio"\n'
+        'command = "other"\n\n'
+        "[tools.bash]\n"
+        'permission = "ask"\n'
+    ),
+    "crlf-bom": BOM
+    + 'active_model = "x"\r\n\r\n[[mcp_servers]]\r\nname = "o"\r\ntransport = "http"\r\nurl = "http://127.0.0.1:1"\r\n',
+    "inline-array": 'mcp_servers = [{name = "o", transport = "stdio", command = "o"}]\n# tail\n',
+    "empty-inline-array": "mcp_servers = []\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(VIBE))
+def test_vibe_appends_its_own_table_and_unlink_restores_every_byte(
+    sandbox: Sandbox, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    path = sandbox.home / ".vibe" / "config.toml"
+    path.parent.mkdir()
+    path.write_bytes(VIBE[name].encode())
+    before = snapshot(sandbox.home, sandbox.workspace)
+    code, out = engram(capsys, "link", "vibe", "--global")
+    assert code == 0, out
+    servers = read_document(path, DocFormat.TOML)["mcp_servers"]  # type: ignore[index]
+    assert {"name": "engram", "transport": "stdio", "command": "engram-mcp", "args": []} in servers
+    code, out = engram(capsys, "link", "vibe", "--global")
+    assert "already linked" in out
+    assert len(read_document(path, DocFormat.TOML)["mcp_servers"]) == len(servers)  # type: ignore[index, arg-type]
+    code, out = engram(capsys, "unlink", "vibe", "--global")
+    assert code == 0, out
+    assert snapshot(sandbox.home, sandbox.workspace) == before
+
+
+def test_vibe_leaves_an_engram_server_it_did_not_write(
+    sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = sandbox.home / ".vibe" / "config.toml"
+    path.parent.mkdir()
+    text = '[[mcp_servers]]\nname = "engram"\ntransport = "stdio"\ncommand = "/opt/engram-mcp"\n'
+    path.write_text(text)
+    code, out = engram(capsys, "link", "vibe", "--global")
+    assert code == 0, out
+    assert "already has an engram server Engram did not write; left alone" in out
+    assert path.read_text() == text
+    code, out = engram(capsys, "unlink", "vibe", "--global")
+    assert path.read_text() == text
+    code, out = engram(capsys, "link", "vibe", "--global", "--force")
+    assert code == 0, out
+    (server,) = read_document(path, DocFormat.TOML)["mcp_servers"]  # type: ignore[index]
+    assert server["command"] == "engram-mcp"  # type: ignore[index]
+
+
+def test_vibe_workspace_writes_no_project_config(
+    sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = engram(capsys, "link", "vibe")
+    assert code == 0, out
+    assert "engram link vibe --global" in out
+    assert not (sandbox.workspace / ".vibe").exists()

@@ -34,7 +34,7 @@ def box(sandbox: Sandbox) -> Hosts:
 
 def cli(box: Hosts, program: str, *args: str) -> str:
     """Run a host CLI (npm or PyPI); its stdout + stderr."""
-    path = PYPI_BIN / program if program in ("kimi", "vibe") else NPM_BIN / program
+    path = PYPI_BIN / program if program in ("kimi", "python") else NPM_BIN / program
     if not path.exists():
         pytest.fail(f"{path} is missing: run scripts/install-host-clis")
     done = box.run(str(path), *args)
@@ -198,3 +198,30 @@ def test_kimi_connects_to_the_user_server(box: Hosts) -> None:
     assert printed_command(step, "kimi") == ["kimi", "mcp", "list"]
     out = cli(box, "kimi", "mcp", "test", "engram")
     assert "✓ Connected to 'engram'" in out, out
+
+
+# Mistral Vibe has no `mcp list`: ask Vibe's own code to read its config and start the servers
+# it found, as a Vibe session does at start-up (its config loader and its MCP stdio client).
+VIBE_LOADS = """
+import asyncio, os
+os.environ["MISTRAL_API_KEY"] = "never-used"  # Vibe's loader wants a key; nothing calls Mistral
+from vibe.core.paths.config_paths import unlock_config_paths
+unlock_config_paths()
+from vibe.core.config import VibeConfig
+from vibe.core.tools.mcp import list_tools_stdio
+servers = [s for s in VibeConfig().mcp_servers if s.name == "engram"]
+print("servers", [(s.transport, s.argv()) for s in servers])
+tools = asyncio.run(list_tools_stdio(servers[0].argv(), startup_timeout_sec=30))
+print("tools", len(tools), sorted(t.name for t in tools)[:3])
+"""
+
+
+def test_vibe_reads_the_table_and_starts_engram(box: Hosts) -> None:
+    step = next_step(box.engram("link", "vibe", "--global").stdout)
+    assert "start `vibe`" in step
+    out = cli(box, "python", "-c", VIBE_LOADS)
+    assert "servers [('stdio', ['engram-mcp'])]" in out, out
+    found = re.search(r"^tools (\d+) ", out, re.M)
+    assert found and int(found.group(1)) > 10, out
+    box.engram("unlink", "vibe", "--global")
+    assert "servers []" in cli(box, "python", "-c", VIBE_LOADS.split("tools =")[0])

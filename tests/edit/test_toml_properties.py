@@ -78,3 +78,39 @@ def test_set_then_remove_gives_back_the_original_bytes(text: str, value: Any) ->
     assert ("\r\n" in new) == ("\r\n" in text) or text == ""
     assert "[mcp_servers.engram]" in new
     assert remove_value(new, path, appended) == text
+
+
+AOT_TABLES = st.sampled_from(["[[mcp_servers]]", "[tools.bash]", "[[models]]", "[session]"])
+
+
+@st.composite
+def vibe_documents(draw: st.DrawFn) -> str:
+    """A Vibe-style config.toml: root keys, arrays of tables (mcp_servers among them), tables."""
+    lines = draw(_lines())
+    headers = draw(st.lists(AOT_TABLES, max_size=4))
+    # a plain table defined twice is not TOML; an array of tables repeats by design
+    headers = [h for i, h in enumerate(headers) if h.startswith("[[") or h not in headers[:i]]
+    for header in headers:
+        lines.append(header)
+        lines.extend(draw(_lines()) if "mcp_servers" not in header else ['name = "other"'])
+    eol = draw(st.sampled_from(["\n", "\r\n"]))
+    text = eol.join(lines)
+    return text + draw(st.sampled_from(["", eol, eol + eol])) if text else text
+
+
+@settings(PROPERTY)
+@given(vibe_documents(), ENGRAM)
+def test_add_to_an_array_of_tables_then_remove_gives_back_the_original_bytes(
+    text: str, value: Any
+) -> None:
+    from engram.edit.toml_doc import add_to_list, remove_from_list
+
+    item = {"name": "engram", "transport": "stdio", **value}
+    had = "mcp_servers" in load(text)
+    done = add_to_list(text, ("mcp_servers",), item)
+    assert done is not None
+    new, appended = done
+    servers = load(new)["mcp_servers"]
+    assert servers[-1] == item and len(servers) == len(load(text).get("mcp_servers", [])) + 1
+    assert add_to_list(new, ("mcp_servers",), item) is None  # already there
+    assert remove_from_list(new, ("mcp_servers",), item, appended, keep_empty=had) == text

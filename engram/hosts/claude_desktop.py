@@ -24,6 +24,8 @@ class ClaudeDesktop(McpHost):
     name = "claude-desktop"
     title = "Claude Desktop"
     aliases = ("claude-app", "claudedesktop")
+    programs = ("claude-desktop",)
+    config_dirs = (Location(Base.APP_CONFIG, "Claude"),)
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
         Scope.GLOBAL: (
             "quit Claude Desktop completely and open it again (it reads the file at "

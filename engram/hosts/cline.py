@@ -22,7 +22,8 @@ from engram.hosts.base import Host, HostFiles, McpHost, McpTarget
 from engram.hosts.context import Base, HostContext, Location
 from engram.hosts.hookspecs import hookimpl
 
-EXTENSION = "Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"
+EXTENSION_DIR = "Code/User/globalStorage/saoudrizwan.claude-dev"
+EXTENSION = f"{EXTENSION_DIR}/settings/cline_mcp_settings.json"
 
 
 class Cline(McpHost):
@@ -31,6 +32,8 @@ class Cline(McpHost):
     name = "cline"
     title = "Cline"
     aliases = ("cline-cli", "claude-dev")
+    programs = ("cline",)
+    config_dirs = (Location(Base.HOME, ".cline"), Location(Base.APP_CONFIG, EXTENSION_DIR))
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
         Scope.WORKSPACE: (
             "turn hooks on in Cline (Settings → Hooks, or `cline config set hooks-enabled=true`) "

@@ -50,6 +50,8 @@ class Continue(Host):
     name = "continue"
     title = "Continue"
     aliases = ("continue-dev", "continuedev")
+    programs = ("cn",)
+    config_dirs = (Location(Base.HOME, ".continue"),)
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
         Scope.WORKSPACE: (
             "reload {workspace} in your editor: Continue lists engram under MCP "

@@ -25,6 +25,8 @@ class Crush(McpHost):
     name = "crush"
     title = "Crush"
     aliases = ("charm-crush",)
+    programs = ("crush",)
+    config_dirs = (Location(Base.CONFIG_HOME, "crush"),)
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
         Scope.WORKSPACE: ("start `crush` in {workspace}: engram is listed under MCPs",),
         Scope.GLOBAL: ("start `crush` in any folder: engram is listed under MCPs",),

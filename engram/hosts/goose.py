@@ -28,6 +28,8 @@ class Goose(McpHost):
     name = "goose"
     title = "Goose"
     aliases = ("goose-cli", "block-goose")
+    programs = ("goose",)
+    config_dirs = (Location(Base.CONFIG_HOME, "goose"),)
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
         Scope.GLOBAL: (
             "start a new `goose session` (or restart Goose Desktop): engram is enabled under "

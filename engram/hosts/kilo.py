@@ -31,6 +31,8 @@ class KiloCode(McpHost):
     name = "kilo"
     title = "Kilo Code"
     aliases = ("kilocode", "kilo-code")
+    programs = ("kilo", "kilocode")
+    config_dirs = (Location(Base.CONFIG_HOME, "kilo"), Location(Base.HOME, ".kilocode"))
     dialect = Dialect.JSONC
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
         Scope.WORKSPACE: ("`kilo mcp list` in {workspace} shows engram",),

@@ -24,6 +24,8 @@ class Kiro(McpHost):
     name = "kiro"
     title = "Kiro"
     aliases = ("kiro-cli", "kiro-ide")
+    programs = ("kiro", "kiro-cli")
+    config_dirs = (Location(Base.HOME, ".kiro"),)
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
         Scope.WORKSPACE: ("open {workspace} in Kiro: engram appears in the MCP servers panel",),
         Scope.GLOBAL: ("in Kiro, engram appears in the MCP servers panel of every workspace",),

@@ -26,6 +26,8 @@ class VsCode(McpHost):
     name = "vscode"
     title = "VS Code"
     aliases = ("code", "vs-code", "copilot-vscode")
+    programs = ("code", "code-insiders")
+    config_dirs = (Location(Base.APP_CONFIG, "Code"),)
     dialect = Dialect.JSONC
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
         Scope.WORKSPACE: (

@@ -40,6 +40,8 @@ class Zed(McpHost):
     name = "zed"
     title = "Zed"
     aliases = ("zed-editor",)
+    programs = ("zed", "zeditor")
+    config_dirs = (Location(Base.CONFIG_HOME, "zed"),)
     dialect = Dialect.JSONC
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
         Scope.WORKSPACE: (

@@ -11,6 +11,7 @@ from engram.doctor.findings import Severity
 from engram.edit.engine import apply
 from engram.edit.ledger import Ledger
 from engram.edit.plan import AddToList, DocFormat, OwnedFile, Scope, SetValue
+from engram.hosts import HostContext
 from engram.hosts.registry import find_host
 from engram.testing import Sandbox
 from tests.hosts.conftest import MakeContext
@@ -176,3 +177,31 @@ def test_doctor_follows_the_registration(
     config.write_text(text[: len(text) // 2] + "\n\t{[")
     (broken,) = [f for f in find_host(host).doctor(ctx) if f.code == code]
     assert broken.severity is Severity.FAIL and broken.file == str(config)
+
+
+PRESENCE = [
+    ("vscode", ".config/Code"),
+    ("cline", ".cline"),
+    ("kilo", ".config/kilo"),
+    ("crush", ".config/crush"),
+    ("continue", ".continue"),
+    ("goose", ".config/goose"),
+    ("kiro", ".kiro"),
+    ("zed", ".config/zed"),
+    ("claude-desktop", ".config/Claude"),
+]
+
+
+@pytest.mark.parametrize(("host", "folder"), PRESENCE)
+def test_link_all_finds_the_host_by_its_user_folder(
+    sandbox: Sandbox, context: MakeContext, host: str, folder: str
+) -> None:
+    from engram.hosts.presence import presence
+
+    ctx = context(G)
+    empty_path = HostContext(**{**ctx.__dict__, "env": {**ctx.env, "PATH": str(sandbox.root)}})
+    missing = presence(find_host(host), empty_path)
+    assert not missing.found and folder in missing.reason
+    (sandbox.home / folder).mkdir(parents=True)
+    found = presence(find_host(host), empty_path)
+    assert found.found and folder in found.reason

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -90,10 +91,19 @@ def _front_matter(text: str) -> tuple[dict[str, Any], str]:
 
     try:
         fields = YAML(typ="safe").load(text[3:end])
-    except YAMLError:
+    except (YAMLError, RecursionError, ValueError):
         return {}, text
     body = text[end + 4 :].lstrip("-").lstrip("\n")
-    return (fields if isinstance(fields, dict) else {}), body
+    if not isinstance(fields, dict):
+        return {}, body
+    # Only plain values are read: a nested or aliased one (a YAML bomb) is never rendered.
+    kept: dict[str, Any] = {}
+    for key, value in fields.items():
+        if isinstance(value, str | int | float | date):
+            kept[str(key)] = value
+        elif isinstance(value, list) and all(isinstance(v, str) for v in value[:100]):
+            kept[str(key)] = [v for v in value[:100] if isinstance(v, str)]
+    return kept, body
 
 
 class BasicMemoryFolder:

@@ -62,9 +62,11 @@ def _items(raw: Any) -> list[str]:
         return []
     try:
         value = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON (or nested too deeply): keep the text
         return [raw.strip()]
-    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
+    if isinstance(value, list):
+        return [v if isinstance(v, str) else json.dumps(v)[:2000] for v in value]
+    return [value if isinstance(value, str) else raw.strip()]
 
 
 class ClaudeMemStore:

@@ -50,16 +50,17 @@ def _tags(raw: Any) -> list[str]:
     if raw.lstrip().startswith("["):
         try:
             value = json.loads(raw)
-            return [str(v).strip() for v in value if str(v).strip()]
-        except ValueError:
-            pass
+        except (ValueError, RecursionError):  # RecursionError: nested too deeply to be tags
+            value = None
+        if isinstance(value, list):
+            return [v.strip() for v in value if isinstance(v, str) and v.strip()]
     return [tag.strip() for tag in raw.split(",") if tag.strip()]
 
 
 def _metadata(raw: Any) -> dict[str, Any]:
     try:
         value = json.loads(raw) if isinstance(raw, str) else None
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     return value if isinstance(value, dict) else {}
 

@@ -155,3 +155,30 @@ def test_a_text_file_is_not_a_claude_mem_store(sandbox: Sandbox, cli: Run) -> No
     path.write_text("hello", encoding="utf-8")
     result = cli("import", "--from", "claude-mem", str(path))
     assert result.returncode == 1 and "is not a claude-mem store" in result.stderr
+
+
+def test_hostile_fields_are_read_as_text_not_expanded(sandbox: Sandbox, cli: Run) -> None:
+    db = peer_stores.memory_service(sandbox.root / "sqlite_vec.db")
+    conn = sqlite3.connect(db)
+    deep = "[" * 100_000 + "]" * 100_000
+    conn.execute(
+        "UPDATE memories SET metadata = ?, tags = ? WHERE content_hash = 'h-3'", (deep, deep)
+    )
+    conn.commit()
+    conn.close()
+    result = cli("import", "--from", "mcp-memory-service", str(db), "--project", "team")
+    assert result.returncode == 0, result.stderr
+    assert "imported 4 observations" in result.stdout
+    folder = peer_stores.basic_memory(sandbox.root / "notes", sandbox.home)
+    bomb = "\n".join(
+        ["---", "permalink: bomb", 'a: &a ["x","x","x","x","x","x","x","x","x"]']
+        + [f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)},*{chr(97 + i)},*{chr(97 + i)},"
+           f"*{chr(97 + i)},*{chr(97 + i)},*{chr(97 + i)},*{chr(97 + i)},*{chr(97 + i)}]"
+           for i in range(12)]
+        + ["title: *m", "---", "Body of a hostile note"]
+    )  # fmt: skip
+    (folder / "bomb.md").write_text(bomb, encoding="utf-8")
+    result = cli("import", "--from", "basic-memory", str(folder), "--json")
+    assert result.returncode == 0, result.stderr
+    titles = [r["title"] for r in observations(sandbox)]
+    assert "Body of a hostile note" in titles

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import re
 import secrets
 from dataclasses import dataclass
 from typing import Literal
@@ -20,6 +19,7 @@ from typing import Literal
 from engram.cloud.settings import CloudSettings
 from engram.cloud.store import principals
 from engram.cloud.store.db import Conn
+from engram.project_names import project_key
 
 Kind = Literal["managed", "legacy_sync", "legacy_admin", "insecure"]
 TOKEN_PREFIX = "egc_"
@@ -130,9 +130,10 @@ def _managed(conn: Conn, settings: CloudSettings, raw: str) -> Principal | Denia
 
 
 def grant_key(project: str) -> str:
-    """The form grants compare in: lower case, runs of other characters as one ``-``
-    (a grant for ``alpha-foo`` authorizes ``alpha/foo``; the stored name is unchanged)."""
-    return re.sub(r"[^a-z0-9]+", "-", project.strip().lower()).strip("-")
+    """The form grants compare in: the shared :func:`engram.project_names.project_key` (a grant
+    for ``alpha-foo`` authorizes ``alpha/foo``; the server never creates both, so a grant
+    reaches exactly one project)."""
+    return project_key(project)
 
 
 def project_access(

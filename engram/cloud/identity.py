@@ -12,6 +12,7 @@ import secrets
 from typing import Any
 
 from engram.cloud.auth import hash_token, new_raw_token, token_prefix
+from engram.cloud.new_projects import project_name, require_not_a_variant
 from engram.cloud.problems import CloudProblem, invalid
 from engram.cloud.store import principals
 from engram.cloud.store.db import Conn
@@ -89,9 +90,9 @@ def revoke_token(conn: Conn, token_id: str, reason: str) -> dict[str, Any]:
 def grant(conn: Conn, principal_id: str, project: str, granted_by: str | None) -> dict[str, Any]:
     """Grant a project to a user (idempotent)."""
     require_user(conn, principal_id)
-    if not project.strip():
-        raise invalid("project_required", "project is required")
-    return principals.insert_grant(conn, principal_id, project.strip(), granted_by)
+    name = project_name(project)
+    require_not_a_variant(conn, name)
+    return principals.insert_grant(conn, principal_id, name, granted_by)
 
 
 def revoke_grant(conn: Conn, principal_id: str, project: str) -> dict[str, Any]:

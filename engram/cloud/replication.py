@@ -18,6 +18,7 @@ from typing import Any
 
 from engram.cloud import chunks
 from engram.cloud.auth import Principal
+from engram.cloud.new_projects import require_not_a_variant
 from engram.cloud.problems import CloudProblem, invalid
 from engram.cloud.store import mutations, projects
 from engram.cloud.store.db import CloudStore, Conn
@@ -128,6 +129,7 @@ def push_mutations(
     claimed = _claimed_by(body)
     _only_own_project(store, principal, project, batch, action="mutation_push", claimed_by=claimed)
     with store.transaction() as conn:
+        require_not_a_variant(conn, project)
         locked = mutations.lock_project(conn, project)
         if not locked.sync_enabled:
             projects.record_sync_rejection(
@@ -206,6 +208,7 @@ def push_chunk(
     created_by = principal.label
     _only_own_project(store, principal, project, batch, action="chunk_push", claimed_by=claimed)
     with store.transaction() as conn:
+        require_not_a_variant(conn, project)
         locked = mutations.lock_project(conn, project)
         if not locked.sync_enabled:
             projects.record_sync_rejection(

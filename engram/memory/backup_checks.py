@@ -13,6 +13,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from engram import identifiers
 from engram.errors import EngramError
 from engram.memory.checks import SCOPES
 from engram.memory.project import normalize_project_name
@@ -20,7 +21,7 @@ from engram.memory.redaction import content_limit
 from engram.store.backup import BackupRows
 
 MAX_SQLITE_INT = 2**63 - 1
-MAX_ID_CHARS = 256
+MAX_ID_CHARS = identifiers.MAX_ID_CHARS
 VERDICTS: tuple[str, ...] = ("pending", "related", "compatible", "scoped", "conflicts_with")
 VERDICTS += ("supersedes", "not_conflict")
 JUDGMENT_STATUSES = ("pending", "judged", "orphaned", "ignored")
@@ -129,11 +130,7 @@ def _int_problem(value: Any) -> str | None:
 
 
 def _id_problem(value: Any) -> str | None:
-    if isinstance(value, str) and len(value) > MAX_ID_CHARS:
-        return f"is longer than {MAX_ID_CHARS} characters"
-    if isinstance(value, str) and any(ord(c) < 32 or ord(c) == 127 for c in value):
-        return "contains control characters"
-    return None
+    return identifiers.id_problem(value) if isinstance(value, str) else None
 
 
 def _size_problem(value: Any, limit: int) -> str | None:

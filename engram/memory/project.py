@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
 from collections import namedtuple
 
+from engram import project_names
 from engram.errors import EngramError
 from engram.memory import git_repo
 from engram.memory.git_repo import GitRepo
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 CONFIG_DIR = ".engram"
 CONFIG_FILE = "config.json"
-MAX_NAME_LENGTH = 128
+MAX_NAME_LENGTH = project_names.MAX_NAME_LENGTH
 
 # Child scan limits from the seed: one level deep, a bounded number of entries and time.
 CHILD_SCAN_MAX_ENTRIES = 20
@@ -107,10 +107,8 @@ def normalize_project_name(raw: str) -> ProjectName:
     Raises:
         EngramError: ``project.invalid_name`` for an empty name, a path, or control characters.
     """
-    name = raw.strip().lower()
-    name = re.sub(r"-{2,}", "-", name)
-    name = re.sub(r"_{2,}", "_", name)
-    problem = _name_problem(name)
+    name = project_names.normalized_name(raw)
+    problem = project_names.name_problem(name)
     if problem:
         raise EngramError(
             "project.invalid_name",
@@ -121,22 +119,6 @@ def normalize_project_name(raw: str) -> ProjectName:
     if name != raw:
         warning = f"project name {raw!r} was normalized to {name!r}"
     return ProjectName(name, warning)
-
-
-def _name_problem(name: str) -> str | None:
-    if not name:
-        return "it is empty"
-    if "/" in name or "\\" in name:
-        return "it contains a path separator (a project is a name, not a path)"
-    if name in {".", ".."}:
-        return "it is a relative path"
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
-        return "it contains control characters"
-    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in name):  # undecodable bytes from argv or env
-        return "it is not valid UTF-8 text (check the terminal's locale)"
-    if len(name) > MAX_NAME_LENGTH:
-        return f"it is longer than {MAX_NAME_LENGTH} characters"
-    return None
 
 
 def resolve_project(
@@ -413,7 +395,7 @@ def similar_projects(name: str, known: Iterable[str]) -> list[str]:
 
 
 def _squash(name: str) -> str:
-    return re.sub(r"[-_.\s]", "", name.lower())
+    return project_names.project_key(name)
 
 
 def _contains(a: str, b: str) -> bool:

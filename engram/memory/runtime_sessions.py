@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from engram.errors import EngramError
+from engram.identifiers import id_problem
 from engram.memory.clock import stamp, stamp_after, utc_now
 from engram.store import sessions
 from engram.store.db import Store
@@ -94,6 +95,13 @@ def register_session(
     if not sid:
         raise EngramError(
             "memory.session_id_required", "a session id is required", "pass a non-empty id"
+        )
+    problem = id_problem(sid)
+    if problem is not None:
+        raise EngramError(
+            "memory.invalid_session_id",
+            f"session id {sid[:40]!r} {problem}",
+            "pass the host's session id: at most 256 characters, no control characters",
         )
     moment = now or utc_now()
     with store.write() as conn:

@@ -7,6 +7,7 @@ fails with ``memory.session_already_ended`` (choose a new id); ending it again c
 from __future__ import annotations
 
 from engram.errors import EngramError
+from engram.identifiers import id_problem
 from engram.memory.clock import stamp, utc_now
 from engram.memory.redaction import clean, content_limit, redact
 from engram.store import sessions
@@ -41,6 +42,13 @@ def _require_id(session_id: str | None) -> str:
             "memory.session_id_required",
             "a session id is required",
             "pass the host's session id (any non-empty string)",
+        )
+    problem = id_problem(session_id.strip())
+    if problem is not None:
+        raise EngramError(
+            "memory.invalid_session_id",
+            f"session id {session_id.strip()[:40]!r} {problem}",
+            "pass the host's session id: at most 256 characters, no control characters",
         )
     if redact(session_id) != session_id:  # an id is stored as is: it may not hide a secret
         raise EngramError(

@@ -17,6 +17,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from engram.identifiers import id_problem
+
 ENTITIES = ("session", "observation", "prompt", "relation")
 OPS = ("upsert", "delete")
 
@@ -163,11 +165,25 @@ def parse_mutation(data: object) -> Mutation:
     if not isinstance(payload, dict):
         raise MalformedMutation("'payload' must be a JSON object")
     assert isinstance(entity, str) and isinstance(op, str)
+    _check_ids(origin, key, project, payload)
     if op == "upsert":
         _check_upsert(entity, key, payload)
     elif not isinstance(payload.get("deleted_at"), str):
         raise MalformedMutation("a delete needs 'deleted_at'")
     return Mutation(origin, seq, entity, key, op, project, payload)
+
+
+_ID_FIELDS = ("session_id", "source_id", "target_id", "id", "sync_id", "project")
+
+
+def _check_ids(origin: str, key: str, project: str, payload: dict[str, Any]) -> None:
+    """Every id and the project name follow the store's id rule (engram.identifiers)."""
+    named = [("origin", origin), ("key", key), ("project", project)]
+    named += [(f"payload {n}", payload[n]) for n in _ID_FIELDS if isinstance(payload.get(n), str)]
+    for name, value in named:
+        problem = id_problem(value)
+        if problem is not None:
+            raise MalformedMutation(f"{name!r} {problem}")
 
 
 def _check_upsert(entity: str, key: str, payload: dict[str, Any]) -> None:

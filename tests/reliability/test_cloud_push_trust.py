@@ -71,6 +71,14 @@ def test_a_push_holding_another_projects_entry_is_refused_whole(cloud: CloudServ
     assert _pulled(cloud, "proj-a") == [] and _pulled(cloud, "proj-b") == []
     fine = client.post("/sync/mutations/push", json={"project": "proj-a", "entries": [own]})
     assert fine.status_code == 200 and fine.json()["accepted"] == 1
+    for bad in ("obs\nforged", "obs\u2028forged", "o" * 257):  # point 5: the ids rule
+        entry = observation("mallory", 9, project="proj-a", sync_id=bad)
+        entry["key"] = bad
+        refused = client.post(
+            "/sync/mutations/push", json={"project": "proj-a", "entries": [entry]}
+        )
+        assert refused.status_code == 400, refused.text
+        assert refused.json()["error_code"] == "invalid_mutation"
 
 
 def test_a_pull_applies_only_the_pulled_projects_entries(

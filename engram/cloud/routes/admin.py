@@ -16,6 +16,7 @@ from starlette.routing import BaseRoute, Route
 
 from engram.cloud import identity
 from engram.cloud.gate import managed_admin, project_controller
+from engram.cloud.new_projects import project_name, require_not_a_variant
 from engram.cloud.problems import CloudProblem, invalid
 from engram.cloud.routes.requests import admitted, context, int_param, offload, read_json
 from engram.cloud.store import auth_audit, principals, projects
@@ -160,8 +161,13 @@ async def set_project_sync(request: Request) -> JSONResponse:
     enabled = body.get("enabled")
     if not isinstance(enabled, bool):
         raise invalid("invalid_request", 'body must be {"enabled": true|false}')
-    name = request.path_params["name"]
-    return await _run(request, projects.set_sync_enabled, name, enabled, caller.label)
+    name = project_name(request.path_params["name"])
+
+    def set_sync(conn: Any) -> Any:
+        require_not_a_variant(conn, name)
+        return projects.set_sync_enabled(conn, name, enabled, caller.label)
+
+    return await _run(request, set_sync)
 
 
 async def sync_audit_log(request: Request) -> JSONResponse:

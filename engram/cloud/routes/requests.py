@@ -17,6 +17,7 @@ from starlette.responses import JSONResponse
 
 from engram.cloud.auth import Principal
 from engram.cloud.gate import admit
+from engram.cloud.new_projects import project_name
 from engram.cloud.problems import CloudProblem, invalid, too_large
 from engram.cloud.settings import CloudSettings
 from engram.cloud.store.db import CloudStore
@@ -74,10 +75,9 @@ async def admitted(
 
 
 def project_param(value: Any) -> str:
-    """A request's project: a non-empty string (400 ``project_required`` otherwise)."""
-    if not isinstance(value, str) or not value.strip():
-        raise CloudProblem(400, "invalid_request", "project_required", "project is required")
-    return value.strip()
+    """A request's project, normalized like the local store's (400 ``project_required`` or
+    ``invalid_project``)."""
+    return project_name(value)
 
 
 def int_param(request: Request, name: str, default: int) -> int:

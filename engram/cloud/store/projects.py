@@ -102,3 +102,20 @@ def list_sync_audit(
     """Newest sync-audit rows first."""
     params = {"project": project, "limit": limit, "offset": offset}
     return list(conn.execute(_LIST_SYNC_AUDIT, params).fetchall())
+
+
+_KNOWN_NAMES = """
+    SELECT name FROM cloud_projects
+    UNION
+    SELECT project FROM cloud_project_grants
+"""
+
+
+def known_names(conn: Conn) -> set[str]:
+    """Every project name the server holds: projects with a row, and granted names."""
+    return {str(row["name"]) for row in conn.execute(_KNOWN_NAMES).fetchall()}
+
+
+def lock_new_names(conn: Conn) -> None:
+    """Serialize project creation until the transaction ends (one advisory lock)."""
+    conn.execute("SELECT pg_advisory_xact_lock(hashtext('engram.cloud.new_project'))")

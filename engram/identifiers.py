@@ -1,0 +1,29 @@
+"""The rule every stored id obeys, on every write path: at most 256 characters, no control
+characters (C0, DEL, C1, and the Unicode line and paragraph separators).
+
+Session ids, observation and prompt sync ids, relation ends and mutation keys are checked
+with :func:`id_problem` wherever they are written — HTTP, MCP, the hooks, a git chunk, a cloud
+pull, the cloud server's parse and the backup import — so whatever the store holds,
+``engram export`` writes and ``engram import`` reads back. Pure: no imports.
+"""
+
+from __future__ import annotations
+
+MAX_ID_CHARS = 256
+_SEPARATORS = ("\u2028", "\u2029")
+
+
+def is_control(ch: str) -> bool:
+    """Whether ``ch`` is a control character by this rule."""
+    code = ord(ch)
+    return code < 32 or 127 <= code < 160 or ch in _SEPARATORS
+
+
+def id_problem(value: str) -> str | None:
+    """What is wrong with ``value`` as an id (``"is longer than 256 characters"``,
+    ``"contains control characters"``), or None."""
+    if len(value) > MAX_ID_CHARS:
+        return f"is longer than {MAX_ID_CHARS} characters"
+    if any(is_control(ch) for ch in value):
+        return "contains control characters"
+    return None

@@ -248,3 +248,17 @@ def test_the_backup_holds_rows_still_in_the_go_wal(sandbox: Sandbox, cli: Run) -
         ]
     finally:
         go.close()
+
+
+def test_a_self_contained_fts_table_is_kept_with_its_data(sandbox: Sandbox, cli: Run) -> None:
+    db = build_v2(sandbox.data_dir)
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE VIRTUAL TABLE scratch_notes USING fts5(body)")  # holds its own text
+    conn.execute("INSERT INTO scratch_notes (body) VALUES ('kept text')")
+    conn.commit()
+    conn.close()
+    result = cli("migrate", "--json")
+    assert result.returncode == 0, result.stderr
+    assert "go_scratch_notes" in json.loads(result.stdout)["kept_tables"]
+    assert rows_of(db, "SELECT body FROM go_scratch_notes") == [("kept text",)]
+    assert rows_of(db, "SELECT count(*) FROM observations") == [(5,)]

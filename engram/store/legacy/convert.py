@@ -262,7 +262,8 @@ def convert(conn: sqlite3.Connection, flavour: str) -> ConversionReport:
 
 
 def _set_aside(conn: sqlite3.Connection) -> tuple[set[str], list[str]]:
-    """Drop Go's derived objects (triggers, views, indexes, FTS5 tables); rename its tables.
+    """Drop Go's derived objects (triggers, views, indexes, external-content FTS5 indexes);
+    rename its tables (a self-contained FTS5 table holds data: it is renamed too).
 
     Returns the renamed tables and the virtual tables of other modules, left as they are
     (with their shadow tables): their module may not even be loadable here."""
@@ -274,23 +275,30 @@ def _set_aside(conn: sqlite3.Connection) -> tuple[set[str], list[str]]:
     virtual = conn.execute(
         "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL%'"
     ).fetchall()
-    foreign = sorted(str(name) for name, sql in virtual if "fts5" not in str(sql).lower())
+    foreign, kept_virtual = [], []
     for name, sql in virtual:
-        if "fts5" in str(sql).lower():
-            conn.execute(f'DROP TABLE "{name}"')
+        text = " ".join(str(sql).lower().split())
+        if "using fts5" not in text:
+            foreign.append(str(name))
+        elif "content=" in text.replace(" =", "=").replace("= ", "="):
+            conn.execute(f'DROP TABLE "{name}"')  # an index over a table: rebuilt by ours
+        else:
+            kept_virtual.append(str(name))
     for (name,) in conn.execute(
         "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
     ).fetchall():
         conn.execute(f'DROP INDEX "{name}"')
+    shadows = foreign + kept_virtual
     found = {
         name
         for name in tables(conn)
         if not name.startswith("sqlite_")
-        and not any(name == v or name.startswith(f"{v}_") for v in foreign)
+        and name not in foreign
+        and not any(name.startswith(f"{v}_") for v in shadows)
     }
     for name in sorted(found):
         conn.execute(f'ALTER TABLE "{name}" RENAME TO "go_{name}"')
-    return found, foreign
+    return found, sorted(foreign)
 
 
 def _add_missing_columns(conn: sqlite3.Connection, table: str, wanted: dict[str, str]) -> None:

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from engram.cli.output import plural
+
 if TYPE_CHECKING:
     from engram.doctor.findings import Report
 
@@ -77,7 +79,10 @@ def print_report(report: Report) -> None:
                 typer.echo(f"       {place}", color=color)
         if remedy and severity in ("warn", "fail"):
             typer.echo(f"     -> {remedy}", color=color)
-    counts = report.counts()
+    # Counted as printed: a finding repeated in N places is one line, so one count.
+    counts = {name: 0 for name in report.counts()}
+    for severity, *_ in groups:
+        counts[severity] = counts.get(severity, 0) + 1
     typer.echo(", ".join(f"{n} {name}" for name, n in counts.items()), color=color)
     typer.echo(_verdict(counts), color=color)
 
@@ -88,8 +93,8 @@ _COLOURS = {"pass": "green", "warn": "yellow", "fail": "red", "skip": "bright_bl
 def _verdict(counts: dict[str, int]) -> str:
     fails, warns = counts.get("fail", 0), counts.get("warn", 0)
     if fails:
-        text = f"doctor: {fails} problem(s) to fix (the FAIL lines above say how)"
+        text = f"doctor: {plural(fails, 'problem')} to fix (the FAIL lines above say how)"
         return typer.style(text, fg="red", bold=True)
     if warns:
-        return typer.style(f"doctor: healthy, {warns} warning(s) worth a look", fg="yellow")
+        return typer.style(f"doctor: healthy, {plural(warns, 'warning')} worth a look", fg="yellow")
     return typer.style("doctor: healthy", fg="green")

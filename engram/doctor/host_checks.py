@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from engram.doctor.findings import Finding, Severity
+from engram.doctor.launcher_path import minimal_path, shell_path_only
 from engram.doctor.runner import Check, DoctorContext
 from engram.errors import EngramError
 
 # The PATH a host launched from a desktop session sees (override: ENGRAM_MINIMAL_PATH).
-DEFAULT_MINIMAL_PATH = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
 
 
 def _read(path: Path) -> tuple[str, Any] | None:
@@ -272,7 +272,7 @@ def hook_files(ctx: DoctorContext) -> dict[str, list[Path]]:
 
 def check_hook_commands(ctx: DoctorContext) -> Iterator[Finding]:
     """``host.hook_command``: Engram's hook commands resolve where hosts look for them."""
-    minimal = ctx.env.get("ENGRAM_MINIMAL_PATH") or DEFAULT_MINIMAL_PATH
+    minimal = minimal_path(ctx.env)
     for host, paths in hook_files(ctx).items():
         if not ctx.wants_host(host):
             continue
@@ -305,15 +305,9 @@ def engram_hook_program(command: str) -> str | None:
 def _resolve(program: str, command: str, minimal: str, ctx: DoctorContext, path: Path) -> Finding:
     if shutil.which(program, path=minimal):
         return Finding("host.hook_command", Severity.PASS, f"`{command}` resolves", str(path))
-    if shutil.which(program, path=ctx.env.get("PATH", "")):
-        return Finding(
-            "host.hook_command",
-            Severity.WARN,
-            f"`{program}` is only on your shell PATH; hosts started from a desktop launcher "
-            "will not find it",
-            str(path),
-            "install with `pipx install engram-keeper` and link it into /usr/local/bin",
-        )
+    shell_only = shell_path_only(program, ctx.env, str(path))
+    if shell_only is not None:
+        return shell_only
     return Finding(
         "host.hook_command",
         Severity.FAIL,

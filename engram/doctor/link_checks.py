@@ -17,14 +17,13 @@ from pathlib import Path
 
 from engram import __version__
 from engram.doctor.findings import Finding, Severity
+from engram.doctor.launcher_path import minimal_path, shell_path_only
 from engram.doctor.runner import Check, DoctorContext
 from engram.edit.atomic import read_text
 from engram.edit.ledger import VALUE_KINDS, Entry, Ledger, Link
 from engram.edit.steps import current_fingerprint, entry_value
 from engram.errors import EngramError
 from engram.store.datadir import resolve_data_dir
-
-DEFAULT_MINIMAL_PATH = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
 
 
 def _links(ctx: DoctorContext) -> list[Link]:
@@ -89,7 +88,7 @@ def _edited_server(ctx: DoctorContext, link: Link, entry: Entry, text: str) -> I
     program = command[0] if isinstance(command, list) and command else command
     if isinstance(program, str) and program:
         if program != (link.command or [""])[0]:
-            minimal = ctx.env.get("ENGRAM_MINIMAL_PATH") or DEFAULT_MINIMAL_PATH
+            minimal = minimal_path(ctx.env)
             yield _command_finding(label, program, minimal, ctx)
         return
     if isinstance(value, dict) and any(key in value for key in ("url", "httpUrl", "serverUrl")):
@@ -106,7 +105,7 @@ def _edited_server(ctx: DoctorContext, link: Link, entry: Entry, text: str) -> I
 
 def check_pins(ctx: DoctorContext) -> Iterator[Finding]:
     """``host.version_pin`` and ``host.command`` for every link in scope."""
-    minimal = ctx.env.get("ENGRAM_MINIMAL_PATH") or DEFAULT_MINIMAL_PATH
+    minimal = minimal_path(ctx.env)
     for link in _links(ctx):
         label = f"{link.host} ({link.scope})"
         if link.version and link.version != __version__:
@@ -135,15 +134,9 @@ def _command_finding(label: str, program: str, minimal: str, ctx: DoctorContext)
             program,
             "reinstall Engram, then run `engram upgrade` to re-pin the command",
         )
-    if shutil.which(program, path=ctx.env.get("PATH", "")):
-        return Finding(
-            "host.command",
-            Severity.WARN,
-            f"{label}: `{program}` is only on your shell PATH; a host started from a desktop "
-            "launcher will not find it",
-            "",
-            "install with pipx / uv tool so it lands in a PATH folder, then `engram upgrade`",
-        )
+    shell_only = shell_path_only(program, ctx.env, label)
+    if shell_only is not None:
+        return shell_only
     return Finding(
         "host.command",
         Severity.FAIL,

@@ -123,9 +123,10 @@ def test_hook_command_only_on_shell_path_warns(sandbox: Sandbox, tmp_path: Path)
     minimal = tmp_path / "minimal"
     minimal.mkdir()
     found = findings(
-        sandbox, "host.hook_command", PATH=str(shell_bin), ENGRAM_MINIMAL_PATH=str(minimal)
+        sandbox, "host.shell_path_only", PATH=str(shell_bin), ENGRAM_MINIMAL_PATH=str(minimal)
     )
-    assert severities(found) == [Severity.WARN]
+    assert severities(found) == [Severity.WARN]  # one code for every command and hook
+    assert str(shell_bin) in found[0].message
     found = findings(
         sandbox, "host.hook_command", PATH=str(shell_bin), ENGRAM_MINIMAL_PATH=str(shell_bin)
     )

@@ -158,3 +158,22 @@ def test_readme_install_link_next_step_connected(machine: Machine, host: str) ->
             assert done.returncode == 0 and done.stderr == "", (argv, event, done.stderr)
     doctor = machine.run("engram", "doctor", "--check", "host.hook_command")
     assert "FAIL" not in doctor.stdout, doctor.stdout
+
+
+def test_doctor_after_the_readme_install_agrees_with_it(machine: Machine) -> None:
+    fresh = machine.run("engram", "doctor")
+    assert fresh.returncode == 0 and "WARN" not in fresh.stdout, fresh.stdout
+    assert fresh.stdout.strip().endswith("doctor: healthy"), fresh.stdout
+    for host in ("claude", "gemini"):
+        assert machine.run("engram", "link", host).returncode == 0
+        follow_next_step(machine, host)
+    linked = machine.run("engram", "doctor").stdout
+    warnings = [line for line in linked.splitlines() if line.startswith("WARN")]
+    # The commands live in the uv tool bin folder, which a desktop launcher may not have on
+    # PATH: one grouped warning for every registration and hook naming them, one remedy.
+    assert len(warnings) == 1, linked
+    assert warnings[0].startswith("WARN host.shell_path_only: ") and " places]" in warnings[0]
+    remedies = [line for line in linked.splitlines() if line.strip().startswith("->")]
+    assert len(remedies) == 1 and "log in again" in remedies[0], linked
+    assert "pipx install engram-keeper" not in linked
+    assert linked.strip().endswith("doctor: healthy, 1 warning worth a look"), linked

@@ -10,6 +10,7 @@
 - Factory Droid and Qwen Code: Claude Code's answers (they read the same schema).
 - Cline: ``{"cancel": false, "contextModification": "..."}`` for TaskStart, TaskResume and
   UserPromptSubmit; ``{"cancel": false}`` otherwise (anything else would block the task).
+- Goose: nothing (its hooks observe only; stdout is read as a block decision).
 - OpenCode (our own plugin): ``{"context": "..."}`` or ``{}``.
 
 The *empty answer* is what a host gets when Engram has nothing to say or failed.
@@ -29,6 +30,7 @@ CONTEXT_EVENTS: dict[str, frozenset[str]] = {
     "droid": frozenset({"SessionStart", "UserPromptSubmit"}),
     "qwen": frozenset({"SessionStart", "UserPromptSubmit"}),
     "cline": frozenset({"TaskStart", "TaskResume", "UserPromptSubmit"}),
+    "goose": frozenset(),  # its hooks observe; stdout is read only as a block decision
     "opencode": frozenset({"session.created", "chat.message", "session.compacting"}),
 }
 

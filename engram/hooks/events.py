@@ -79,6 +79,12 @@ EVENT_MOMENTS: dict[str, dict[str, Moment]] = {
         "TaskComplete": Moment.END,
         "TaskCancel": Moment.END,
     },
+    # Goose hooks observe only (no context channel): open the session, record prompts, close.
+    "goose": {
+        "SessionStart": Moment.START,
+        "UserPromptSubmit": Moment.PROMPT,
+        "SessionEnd": Moment.END,
+    },
     "opencode": {
         "session.created": Moment.START,
         "chat.message": Moment.PROMPT,
@@ -142,7 +148,7 @@ def _text(payload: dict[str, Any], *keys: str) -> str:
 
 
 def _cwd(payload: dict[str, Any], default: str | None) -> str:
-    cwd = _text(payload, "cwd", "directory")
+    cwd = _text(payload, "cwd", "directory", "working_dir")
     if cwd:
         return cwd
     roots = payload.get("workspace_roots") or payload.get("workspaceRoots")
@@ -152,7 +158,7 @@ def _cwd(payload: dict[str, Any], default: str | None) -> str:
 
 
 def _prompt(payload: dict[str, Any]) -> str:
-    prompt = _text(payload, "prompt", "user_prompt")
+    prompt = _text(payload, "prompt", "user_prompt", "message")  # Goose: message
     if prompt:
         return prompt
     for nest in ("tool_info", "userPromptSubmit"):  # Windsurf and Cline nest the prompt

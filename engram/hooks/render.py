@@ -27,6 +27,8 @@ HOOK_TIMEOUT_SECONDS = 10
 
 # host -> {event: matcher or None}; the events each host's hook file registers.
 HOOK_EVENTS: dict[str, dict[str, str | None]] = {
+    # Goose (Open Plugins hooks in Engram's plugin folder): observe only, no matchers.
+    "goose": {"SessionStart": None, "UserPromptSubmit": None, "SessionEnd": None},
     # Cline runs one executable per hook, named for the hook: no matchers.
     "cline": {
         "TaskStart": None,
@@ -169,6 +171,24 @@ def rule_file(host: str) -> str:
     """The rule file Engram owns for ``host`` (``engram.md`` / ``engram.mdc``): the protocol,
     with the front matter that makes that host always apply it (plain Markdown otherwise)."""
     return _render(RULE_TEMPLATES.get(host, "instructions.md.j2"), host=host)
+
+
+def goose_plugin(command: str) -> dict[str, str]:
+    """Engram's Goose plugin (Open Plugins layout): ``plugin.json`` and ``hooks/hooks.json``
+    running ``command`` (``engram hook goose``) at session start, each prompt and session end."""
+    import json
+
+    manifest = {
+        "name": "engram",
+        "version": "1.0.0",
+        "description": "Engram: record Goose sessions and prompts in project memory",
+    }
+    action = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECONDS}
+    hooks = {event: [{"hooks": [action]}] for event in HOOK_EVENTS["goose"]}
+    return {
+        "plugin.json": json.dumps(manifest, indent=2) + "\n",
+        "hooks/hooks.json": json.dumps({"hooks": hooks}, indent=2) + "\n",
+    }
 
 
 def cline_hook_script(command: str) -> str:

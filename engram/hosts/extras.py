@@ -5,8 +5,9 @@ from :mod:`engram.hooks.render` (templates, the shipped skill, hook entries with
 host's unit). Unlink needs no plan: the engine takes back what the ledger recorded.
 
 - hooks: one list item per event under ``hooks.<Event>`` (Cursor also needs ``version: 1``);
-  OpenCode's "hook file" is Engram's plugin, written whole; Cline's is a folder of executable
-  scripts named for the hooks.
+  OpenCode's "hook file" is Engram's plugin, written whole; Goose's is Engram's plugin folder
+  (manifest + ``hooks/hooks.json``); Cline's is a folder of executable scripts named for the
+  hooks.
 - instructions: a managed block ``engram`` in ``AGENTS.md`` / ``CLAUDE.md`` / ``GEMINI.md``.
 - skills: ``<skills dir>/memory-protocol/SKILL.md``, a file Engram owns.
 - rules: ``engram.mdc`` (Cursor) and ``engram.md`` (Windsurf, Kiro steering, Cline, Continue)
@@ -31,6 +32,9 @@ def hook_edits(host: str, files: HostFiles, ctx: HostContext) -> list[Edit]:
     path = ctx.path(files.hooks)
     if host == "opencode":
         return [OwnedFile(path, render.opencode_plugin(ctx.server.engram_argv()))]
+    if host == "goose":  # Engram's own plugin folder: a manifest and hooks/hooks.json
+        plugin = render.goose_plugin(ctx.server.hook_command(host))
+        return [OwnedFile(path / rel, text) for rel, text in plugin.items()]
     if host == "cline":  # a folder of executables, one per hook, named for it
         script = render.cline_hook_script(ctx.server.hook_command(host))
         return [OwnedFile(path / event, script, 0o755) for event in render.HOOK_EVENTS[host]]

@@ -5,8 +5,11 @@ Goose keeps its extensions in one YAML file per user (``$XDG_CONFIG_HOME/goose/c
 type: stdio, name, description, cmd, args, envs, timeout}`` keyed by name. Engram edits it with
 the round-trip YAML editor (comments, order, quoting, anchors kept; unlink gives back the bytes).
 Goose has no project-level extension config, so a workspace link writes only the instruction
-block (``AGENTS.md``, which Goose reads beside ``.goosehints``) and the skill
-(``.agents/skills``).
+block (``AGENTS.md``, which Goose reads beside ``.goosehints``), the skill (``.agents/skills``)
+and the hooks. Hooks come as Engram's own Goose plugin (``.agents/plugins/engram/`` or
+``~/.agents/plugins/engram/``: ``plugin.json`` + ``hooks/hooks.json``): SessionStart opens the
+session, UserPromptSubmit records the prompt, SessionEnd closes it. Goose hooks observe only,
+so no context is injected that way; the memory comes in through the MCP tools and the block.
 """
 
 from __future__ import annotations
@@ -50,10 +53,12 @@ class Goose(McpHost):
     extras_when_skipped = True  # AGENTS.md and the skill help without workspace MCP
     files: ClassVar[dict[Scope, HostFiles]] = {
         Scope.WORKSPACE: HostFiles(
+            hooks=Location(Base.WORKSPACE, ".agents/plugins/engram"),
             instructions=Location(Base.WORKSPACE, "AGENTS.md"),
             skills=Location(Base.WORKSPACE, ".agents/skills"),
         ),
         Scope.GLOBAL: HostFiles(
+            hooks=Location(Base.HOME, ".agents/plugins/engram"),
             instructions=Location(Base.CONFIG_HOME, "goose/.goosehints"),
             skills=Location(Base.CONFIG_HOME, "goose/skills"),
         ),

@@ -41,13 +41,13 @@ OBSERVATION = {
     "id": FieldSpec("int?"),
     "sync_id": FieldSpec("text", True),
     "session_id": FieldSpec("str?"),
-    "type": FieldSpec("text", default="manual"),
-    "title": FieldSpec("text", True),
+    "type": FieldSpec("str", default="manual"),  # blank (a Go row) means manual
+    "title": FieldSpec("str", True),  # blank (a Go row): taken from the content
     "content": FieldSpec("str", True),
     "tool_name": FieldSpec("str?"),
     # The Go tool omits a NULL project (rows from its nullable-project schema): kept unowned.
     "project": FieldSpec("str?", default=""),
-    "scope": FieldSpec("text", default="project"),
+    "scope": FieldSpec("str", default="project"),  # blank (a Go row) means project
     "topic_key": FieldSpec("str?"),
     "normalized_hash": FieldSpec("str?"),
     "revision_count": FieldSpec("int", default=1),
@@ -170,7 +170,8 @@ def _keep_legacy_rows(rows: BackupRows) -> None:
     A NULL project (omitted by the Go tool) becomes ``""``, an unowned row, as the store keeps
     rows of the schema where the project was nullable (``engram projects rescue-ownership``
     assigns one); an empty session id (the Go tool's NOT NULL string) means no session; an
-    empty title is taken from the content's first line.
+    empty title is taken from the content's first line, an empty type is ``manual``, an empty
+    scope ``project``, and a revision or duplicate count below 1 is 1 (the Go tool's floor).
     """
     for kind in (rows.observations, rows.prompts):
         for record in kind:
@@ -179,6 +180,11 @@ def _keep_legacy_rows(rows: BackupRows) -> None:
             if record.get("session_id") == "":
                 record["session_id"] = None
     for observation in rows.observations:
+        observation["type"] = observation["type"].strip() or "manual"
+        observation["scope"] = observation["scope"].strip() or "project"
+        for counter in ("revision_count", "duplicate_count"):  # the Go tool's floor is 1
+            if isinstance(observation[counter], int) and observation[counter] < 1:
+                observation[counter] = 1
         if not observation["title"].strip():
             first = next(
                 (ln.strip() for ln in observation["content"].splitlines() if ln.strip()), ""

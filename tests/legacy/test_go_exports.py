@@ -170,3 +170,24 @@ def test_our_export_has_every_field_the_go_importer_reads(sandbox: Sandbox) -> N
             for name, kinds in fields.items():
                 assert isinstance(record.get(name), kinds), (kind, name, record.get(name))
                 assert not isinstance(record.get(name), bool) or bool in kinds
+
+
+def test_blank_go_fields_take_the_go_defaults(sandbox: Sandbox) -> None:
+    data = {
+        "version": "0.1.0",
+        "sessions": [{"id": "s1", "project": "", "directory": "", "started_at": "2025-01-01 00:00:00"}],
+        "observations": [
+            {"id": 1, "sync_id": "obs-blank", "session_id": "", "type": "", "title": "",
+             "content": "first line\nsecond", "scope": "", "revision_count": 0,
+             "duplicate_count": 0, "created_at": "2025-01-01 00:01:00"}
+        ],
+        "prompts": [{"id": 1, "session_id": "s1", "content": "hi", "created_at": "2025-01-01 00:02:00"}],
+    }  # fmt: skip
+    with Store.open() as store:
+        result = import_backup(store, json.dumps(data))
+        row = store.connection.execute(
+            "SELECT type, title, scope, project, session_id, revision_count, duplicate_count"
+            " FROM observations"
+        ).fetchone()
+    assert (result.observations, result.prompts, result.unowned) == (1, 1, 2)
+    assert tuple(row) == ("manual", "first line", "project", "", None, 1, 1)

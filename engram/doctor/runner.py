@@ -54,9 +54,21 @@ Check = Callable[[DoctorContext], Iterable[Finding]]
 
 def builtin_checks() -> list[Check]:
     """Engram's own checks, in report order: the store first, then every host."""
-    from engram.doctor import host_checks, link_checks, project_checks, store_checks
+    from engram.doctor import (
+        approval_checks,
+        host_checks,
+        link_checks,
+        project_checks,
+        store_checks,
+    )
 
-    return [*store_checks.CHECKS, *project_checks.CHECKS, *link_checks.CHECKS, *host_checks.CHECKS]
+    return [
+        *store_checks.CHECKS,
+        *project_checks.CHECKS,
+        *link_checks.CHECKS,
+        *host_checks.CHECKS,
+        *approval_checks.CHECKS,
+    ]
 
 
 def plugin_checks(env: Mapping[str, str] | None = None) -> list[Check]:

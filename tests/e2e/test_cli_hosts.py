@@ -150,7 +150,10 @@ def test_qwen_connects_after_the_printed_approval_and_runs_the_hooks(box: Hosts)
     step = next_step(box.engram("link", "qwen").stdout)
     approve = printed_command(step, "qwen")
     assert approve == ["qwen", "mcp", "approve", "engram"]
+    doctor = ["doctor", "--check", "host.qwen_pending_approval"]
+    assert "WARN host.qwen_pending_approval" in box.engram(*doctor).stdout
     assert "Approved" in cli(box, "qwen", *approve[1:])
+    assert "ok   host.qwen_pending_approval" in box.engram(*doctor).stdout  # what qwen wrote
     reports(box, r"✓ engram: engram-mcp\s+\(stdio\) - Connected", "qwen", "mcp", "list")
     run_every_hook(box, "qwen", box.sandbox.workspace / ".qwen/settings.json")
 

@@ -262,3 +262,15 @@ def test_a_self_contained_fts_table_is_kept_with_its_data(sandbox: Sandbox, cli:
     assert "go_scratch_notes" in json.loads(result.stdout)["kept_tables"]
     assert rows_of(db, "SELECT body FROM go_scratch_notes") == [("kept text",)]
     assert rows_of(db, "SELECT count(*) FROM observations") == [(5,)]
+
+
+def test_a_blank_go_title_is_taken_from_the_content(sandbox: Sandbox, cli: Run) -> None:
+    db = build_v01(sandbox.data_dir)
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE observations SET title = '  ' WHERE id = 3")
+    conn.commit()
+    conn.close()
+    assert cli("migrate").returncode == 0
+    assert rows_of(db, "SELECT title FROM observations WHERE id = 3") == [
+        ("Table driven tests everywhere",)
+    ]

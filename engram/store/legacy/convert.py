@@ -110,7 +110,8 @@ COPIES: tuple[tuple[str, str, str], ...] = (
         " normalized_hash, revision_count, duplicate_count, last_seen_at, pinned, review_after,"
         " expires_at, created_at, updated_at, deleted_at",
         "SELECT id, " + _SYNC_ID.format(key=_OBS_KEY) + ", nullif(session_id, ''),"
-        " coalesce(nullif(type, ''), 'manual'), coalesce(title, ''), coalesce(content, ''),"
+        " coalesce(nullif(type, ''), 'manual'), engram_title(title, content),"
+        " coalesce(content, ''),"
         " tool_name, coalesce(project, ''),"
         " CASE WHEN lower(trim(scope)) IN ('personal', 'global') THEN lower(trim(scope))"
         " ELSE 'project' END,"
@@ -212,6 +213,15 @@ def engram_time(value: str | int | float | bytes | None) -> str | int | float | 
     return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
+def engram_title(title: str | None, content: str | None) -> str:
+    """A blank title (the Go tool allowed one) taken from the content's first line, as an
+    import of the Go export's row does."""
+    if title and title.strip():
+        return title
+    first = next((ln.strip() for ln in (content or "").splitlines() if ln.strip()), "")
+    return first[:80] or "(untitled)"
+
+
 def content_hash(content: str) -> str:
     """Our dedup hash (the formula of :func:`engram.memory.save.normalized_hash`)."""
     return hashlib.sha256(" ".join(content.split()).casefold().encode("utf-8")).hexdigest()
@@ -237,6 +247,7 @@ def convert(conn: sqlite3.Connection, flavour: str) -> ConversionReport:
     off). Raises :class:`ConversionError` when a count does not match."""
     conn.create_function("engram_content_hash", 1, content_hash, deterministic=True)
     conn.create_function("engram_time", 1, engram_time, deterministic=True)
+    conn.create_function("engram_title", 2, engram_title, deterministic=True)
     conn.create_function("legacy_sync_id", 6, legacy_sync_id, deterministic=True)
     report = ConversionReport(flavour)
     go_tables, foreign = _set_aside(conn)

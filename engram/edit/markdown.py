@@ -73,6 +73,16 @@ def set_block(
     return text + sep + block, sep
 
 
+def restore_block(text: str, block_id: str, original: str, where: str = "<text>") -> str:
+    """``text`` with block ``block_id`` (markers included) replaced by ``original``: the
+    block that was there before ``link --force`` replaced it."""
+    found = find_block(text, block_id, where)
+    if found is None:
+        return text
+    start, end, _ = found
+    return text[:start] + original + text[end:]
+
+
 def remove_block(text: str, block_id: str, sep: str | None = None, where: str = "<text>") -> str:
     """``text`` without block ``block_id`` (and the separator Engram added before it)."""
     found = find_block(text, block_id, where)

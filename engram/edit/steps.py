@@ -93,13 +93,17 @@ def _managed_block(
     user's (copied from another machine, pasted from docs): a conflict unless ``force``."""
     file = str(edit.file)
     probe = Entry(file, MD_BLOCK, "", "markdown", block_id=edit.block_id)
-    present = text is not None and markdown.find_block(text, edit.block_id, file) is not None
-    if present and not force and not written_now and _recorded(ledger, probe) is None:
-        return Step(
-            text,
-            conflict=f"a '{edit.block_id}' block Engram did not write is already there — "
-            "use --force to replace it",
-        )
+    found = None if text is None else markdown.find_block(text, edit.block_id, file)
+    foreign = None
+    if found is not None and not written_now and _recorded(ledger, probe) is None:
+        if not force:
+            return Step(
+                text,
+                conflict=f"a '{edit.block_id}' block Engram did not write is already there — "
+                "use --force to replace it",
+            )
+        assert text is not None
+        foreign = text[found[0] : found[1]]  # given back byte for byte by unlink
     new, sep = markdown.set_block(text or "", edit.block_id, edit.content, file)
     entry = Entry(file, MD_BLOCK, text_fingerprint(_block_text(edit.content)), "markdown")
     entry.block_id, entry.created_file, entry.undo = edit.block_id, text is None, {}
@@ -107,6 +111,8 @@ def _managed_block(
         entry.undo = {"sep": sep}
     else:
         entry = _keep_creation(entry, ledger)
+    if foreign is not None:
+        entry.undo = {**entry.undo, "replaced": foreign}
     return Step(new, entry, note="" if new != text else "already up to date")
 
 
@@ -120,7 +126,10 @@ def reverse_entry(entry: Entry, text: str | None, *, force: bool) -> Step:
         return Step(text, forget=ident, note="already removed")
     if current != entry.sha256 and not force:
         what = _describe(entry)
-        return Step(text, note=f"left alone: {what} was changed after linking (use --force)")
+        return Step(
+            text,
+            note=f"left alone: {what} was changed after linking (remove it by hand if it should go)",
+        )
     where = entry.file
     path = tuple(entry.path)
     if entry.kind == JSON_VALUE:
@@ -138,6 +147,8 @@ def reverse_entry(entry: Entry, text: str | None, *, force: bool) -> Step:
         new = toml_doc.remove_from_list(text, path, entry.item, appended, where, keep_empty=keep)
     elif entry.kind in (YAML_VALUE, YAML_LIST_ITEM):
         new = _reverse_yaml(entry, text)
+    elif entry.kind == MD_BLOCK and "replaced" in entry.undo:
+        new = markdown.restore_block(text, entry.block_id, str(entry.undo["replaced"]), where)
     elif entry.kind == MD_BLOCK:
         new = markdown.remove_block(text, entry.block_id, entry.undo.get("sep"), where)
     else:

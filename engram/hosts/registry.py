@@ -115,10 +115,15 @@ def find_host(label: str, hosts: Mapping[str, Host] | None = None) -> Host:
     for host in hosts.values():
         if wanted == host.name or wanted in host.aliases:
             return host
+    import difflib
+
     names = ", ".join(hosts)
+    spelled = {alias: host.name for host in hosts.values() for alias in (host.name, *host.aliases)}
+    close = difflib.get_close_matches(wanted, list(spelled), n=1, cutoff=0.6)
+    guess = f"did you mean {spelled[close[0]]!r}? " if close else ""
     raise EngramError(
         "hosts.unknown",
         f"unknown host {label!r}",
-        f"choose one of: {names}, all",
+        f"{guess}choose one of: {names}, all",
         available_hosts=list(hosts),
     )

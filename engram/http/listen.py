@@ -1,8 +1,8 @@
 """Where ``engram serve`` listens, and running uvicorn there.
 
-- TCP on ``127.0.0.1:7437`` by default. The port comes from the positional argument, else
-  ``ENGRAM_PORT``; a value that is not an unsigned decimal 1-65535 falls back to 7437 (with a
-  warning). Binding another host than loopback needs ``--host`` explicitly.
+- TCP on ``127.0.0.1:7437`` by default. The port comes from the positional argument (one that
+  is not an unsigned decimal 1-65535 is an error), else ``ENGRAM_PORT`` (such a value falls
+  back to 7437, with a warning). Binding another host than loopback needs ``--host`` explicitly.
 - ``ENGRAM_SOCKET`` (POSIX only) listens on that Unix socket path instead, created 0600; it
   cannot be combined with an explicit port.
 - When the port (or socket) already belongs to this same store's server, ``serve`` exits 0
@@ -87,6 +87,12 @@ def choose_address(
                 "unset ENGRAM_SOCKET (Windows listens on TCP)",
             )
         return ListenAddress(host, DEFAULT_PORT, Path(socket_path).expanduser()), []
+    if port_arg is not None and parse_port(port_arg) is None:
+        raise EngramError(
+            "serve.bad_port",
+            f"{port_arg!r} is not a port (1-65535)",
+            f"pass a port from 1 to 65535, or leave it out for {DEFAULT_PORT}",
+        )
     warnings = []
     port = DEFAULT_PORT
     for label, raw in (("port argument", port_arg), ("ENGRAM_PORT", env_port or None)):

@@ -134,6 +134,11 @@ def test_link_prints_the_next_step_and_what_to_commit(
     sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out = engram(capsys, "link", "claude")
+    assert code == 0 and "next:     start `claude`" in out
+    assert "commit:" not in out  # outside a git repository there is nothing to commit to
+    engram(capsys, "unlink", "claude")
+    subprocess.run(["git", "init", "-q"], cwd=sandbox.workspace, check=True)
+    code, out = engram(capsys, "link", "claude")
     assert code == 0, out
     assert f"next:     start `claude` in {sandbox.workspace}, trust the folder and approve" in out
     assert "commit:   .mcp.json, .claude/settings.json, CLAUDE.md," in out
@@ -159,6 +164,7 @@ def test_machine_specific_files_are_not_offered_for_commit(
     sandbox: Sandbox, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     without_engram_on_path(monkeypatch)
+    subprocess.run(["git", "init", "-q"], cwd=sandbox.workspace, check=True)
     code, out = engram(capsys, "link", "claude")
     assert code == 0, out
     assert "commit:   CLAUDE.md, .claude/skills/memory-protocol/SKILL.md" in out

@@ -86,3 +86,16 @@ def test_a_closed_stdout_is_an_error_not_a_silent_success(sandbox: Sandbox) -> N
     )
     assert done.returncode == 1
     assert done.stderr.startswith("error: standard output is closed")
+
+
+def test_a_misspelt_host_gets_a_did_you_mean() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    engram = Path(sys.executable).with_name("engram")
+    done = subprocess.run([str(engram), "link", "claud"], capture_output=True, text=True)
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: unknown host 'claud' — did you mean 'claude'? choose")
+    done = subprocess.run([str(engram), "link", "xyzzy"], capture_output=True, text=True)
+    assert "did you mean" not in done.stderr

@@ -316,3 +316,17 @@ def test_unlink_dry_run_shows_the_diff_and_changes_nothing(sandbox: Sandbox) -> 
     assert (sandbox.data_dir / "links.json").read_text() == ledger_text
     assert '-    "engram": {' in report.diff and "+++ /dev/null" in report.diff
     assert {f.status for f in report.files} == {"changed", "removed"}
+
+
+def test_unlink_gives_back_a_foreign_block_that_link_force_replaced(sandbox: Sandbox) -> None:
+    agents = sandbox.workspace / "AGENTS.md"
+    foreign = "<!-- engram:begin engram -->\r\nPasted from a teammate's notes.\r\n<!-- engram:end engram -->"
+    original = f"# Rules\r\n\r\n{foreign}\r\n\r\nMore rules.\r\n"
+    agents.write_bytes(original.encode())
+    plan = _plan(sandbox, ManagedBlock(agents, "engram", "Use Engram."))
+    assert apply([plan], _ledger(sandbox))[0].files[0].status == "conflict"
+    apply([plan], _ledger(sandbox), force=True)
+    apply([plan], _ledger(sandbox))  # a later link (an upgrade) keeps what to give back
+    assert "Use Engram." in agents.read_text() and "Pasted" not in agents.read_text()
+    reverse("test", Scope.WORKSPACE, _ledger(sandbox))
+    assert agents.read_bytes() == original.encode()

@@ -114,21 +114,19 @@ def test_busy_port(sandbox: Sandbox) -> None:
     assert result.returncode == 1 and "cannot listen" in result.stderr
 
 
-def test_invalid_port_argument_falls_back_with_a_warning(sandbox: Sandbox) -> None:
-    # 7437 may be in use on this machine: the fallback is visible in the warning either way.
-    result = subprocess.Popen(
-        [str(ENGRAM), "serve", "99999"],
-        env=sandbox.env(),
-        cwd=sandbox.workspace,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert result.stderr is not None
-        line = result.stderr.readline()
-        assert "is not a port 1-65535; using 7437" in line
-    finally:
-        if result.poll() is None:
-            result.terminate()
-        result.communicate(timeout=20)
+def test_an_invalid_port_argument_is_an_error(sandbox: Sandbox) -> None:
+    for bad in ("99999", "0", "http"):
+        done = subprocess.run(
+            [str(ENGRAM), "serve", bad],
+            env=sandbox.env(),
+            cwd=sandbox.workspace,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 1, done.stderr
+        assert done.stderr.strip() == (
+            f"error: {bad!r} is not a port (1-65535) — pass a port from 1 to 65535,"
+            " or leave it out for 7437"
+        )
     assert os.environ.get("ENGRAM_SOCKET") is None

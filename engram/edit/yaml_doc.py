@@ -17,6 +17,7 @@ through an anchor (adding Engram there would add it under every alias too).
 from __future__ import annotations
 
 import copy
+from functools import lru_cache
 from typing import Any
 
 from engram.edit import yaml_layout as layout
@@ -29,7 +30,14 @@ BOM = "\ufeff"
 
 def load(text: str, where: str = "<text>") -> dict[str, Any]:
     """The plain data of a YAML document (``{}`` when blank); ``edit.parse_error`` if bad."""
-    data = layout.plain(layout.parse(text.removeprefix(BOM), where))
+    return copy.deepcopy(_load(text.removeprefix(BOM), where))
+
+
+@lru_cache(maxsize=64)
+def _load(text: str, where: str) -> dict[str, Any]:
+    """:func:`load` without the copy: one edit reads the same text several times (the editor,
+    the engine's checks), and ruamel's pure-Python parser is the slow part of a link."""
+    data = layout.plain(layout.parse(text, where))
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -44,12 +52,12 @@ def load(text: str, where: str = "<text>") -> dict[str, Any]:
 
 def get(text: str, path: tuple[str, ...], where: str = "<text>") -> tuple[bool, JSONValue]:
     """``(found, value)`` at ``path``."""
-    node: Any = load(text, where)
+    node: Any = _load(text.removeprefix(BOM), where)
     for key in path:
         if not isinstance(node, dict) or key not in node:
             return False, None
         node = node[key]
-    return True, node
+    return True, copy.deepcopy(node)
 
 
 def set_value(
@@ -212,7 +220,7 @@ def _node(doc: Any, path: tuple[str, ...]) -> Any:
 
 def _parses_to(text: str, expected: dict[str, Any]) -> bool:
     try:
-        data = load(text)
+        data = _load(text.removeprefix(BOM), "<text>")
     except EngramError:
         return False
     return same(data, expected)

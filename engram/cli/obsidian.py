@@ -9,7 +9,9 @@ import typer
 
 from engram.cli.output import emit_json
 
-DEFAULT_OUT = Path("engram-vault")
+# In the home folder, not the working directory: a vault never lands untracked inside the
+# project's repository.
+DEFAULT_OUT = Path("~/engram-vault")
 
 
 def obsidian_export_command(
@@ -20,7 +22,9 @@ def obsidian_export_command(
     all_projects: Annotated[bool, typer.Option("--all", help="Every project.")] = False,
     out: Annotated[
         Path,
-        typer.Option("--out", help="The vault folder (or a folder inside a vault)."),
+        typer.Option(
+            "--out", help="The vault folder (or a folder inside a vault); default ~/engram-vault."
+        ),
     ] = DEFAULT_OUT,
     as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,
 ) -> None:

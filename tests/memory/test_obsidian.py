@@ -4,6 +4,7 @@ second export leaves alone, and that never overwrites a note the user edited."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import unicodedata
 from datetime import UTC, datetime, timedelta
@@ -19,6 +20,7 @@ from engram.memory.relations import compare
 from engram.memory.sessions import start_session
 from engram.store import observations
 from engram.store.db import Store
+from engram.testing import Sandbox
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 WIKILINK = re.compile(r"(?<!\\)\[\[([^\]|]+)(?:\|[^\]]*)?\]\]")
@@ -230,3 +232,38 @@ def test_notes_not_written_by_engram_are_never_overwritten(store: Store, tmp_pat
     report = export_vault(store, out, project=None)
     assert report.kept == ["Engram.md"]
     assert (out / "Engram.md").read_text(encoding="utf-8") == "my own index\n"
+
+
+def test_a_second_export_with_nothing_new_writes_nothing(store: Store, tmp_path: Path) -> None:
+    fill(store, 5)
+    vault = tmp_path / "vault"
+    export_vault(store, vault, project=None)
+    before = {p: p.stat().st_mtime_ns for p in vault.rglob("*") if p.is_file()}
+    for path in before:  # any write, even of the same bytes, would move the mtime forward
+        os.utime(path, ns=(0, 0))
+    export_vault(store, vault, project=None)
+    after = {p: p.stat().st_mtime_ns for p in vault.rglob("*") if p.is_file()}
+    assert set(after) == set(before)
+    assert all(mtime == 0 for mtime in after.values()), "a file was rewritten"
+
+
+def test_the_default_vault_is_outside_the_project(sandbox: Sandbox) -> None:
+    import subprocess
+    import sys
+
+    engram = Path(sys.executable).with_name("engram")
+    subprocess.run(["git", "init", "-q"], cwd=sandbox.workspace, check=True)
+    env = sandbox.env()
+    subprocess.run(
+        [str(engram), "save", "a note", "body"], env=env, check=True, cwd=sandbox.workspace
+    )
+    done = subprocess.run(
+        [str(engram), "obsidian-export"],
+        env=env,
+        cwd=sandbox.workspace,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert str(sandbox.home / "engram-vault") in done.stdout
+    assert not (sandbox.workspace / "engram-vault").exists()

@@ -157,7 +157,9 @@ def _load_state(path: Path) -> dict[str, str]:
 
 def _save_state(path: Path, notes: dict[str, str]) -> None:
     document = {"version": STATE_VERSION, "notes": dict(sorted(notes.items()))}
-    _write(path, (json.dumps(document, indent=1) + "\n").encode("utf-8"))
+    data = (json.dumps(document, indent=1) + "\n").encode("utf-8")
+    if _read(path) != data:  # a run that changed nothing writes nothing, this file included
+        _write(path, data)
 
 
 def _read(target: Path) -> bytes | None:

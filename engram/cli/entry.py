@@ -1,10 +1,12 @@
-"""The ``engram`` console script: a fast path for ``engram hook <host>``, typer for the rest.
+"""The ``engram`` console script: fast paths for ``engram hook`` and ``engram serve``, typer
+for the rest.
 
 Agent hosts run ``engram hook <host>`` on every session start and prompt, so that path must not
 pay for typer, pydantic or the MCP SDK. This module imports nothing heavy itself: it looks at
 ``argv[1]`` and either runs the hook (asking a running ``engram serve`` first, see
 :mod:`engram.hooks.client`, else the hook runtime in-process) or hands off to the typer
-application.
+application. ``engram serve`` skips typer too (see :mod:`engram.http.start`): hooks spawn it and
+expect an answer half a second later.
 """
 
 from __future__ import annotations
@@ -27,6 +29,12 @@ def main(argv: list[str] | None = None) -> int:
 
             return run_hook(args[1:])
         os._exit(_hook(args[1:]))
+    if args and args[0] == "serve":
+        from engram.http.start import parse_serve_args, serve
+
+        parsed = parse_serve_args(args[1:])
+        if parsed is not None:
+            return serve(*parsed)
     from engram.cli.app import main as app_main
 
     return app_main(args)

@@ -1,12 +1,15 @@
-"""``engram serve [port]``: the local HTTP runtime (JSON routes and MCP at ``/mcp``)."""
+"""``engram serve [port]``: the local HTTP runtime (JSON routes and MCP at ``/mcp``).
+
+The usual command lines never reach this module: :mod:`engram.cli.entry` hands them to
+:mod:`engram.http.start` without loading typer. This command is what ``--help`` and unusual
+arguments get, and it runs the same :func:`engram.http.start.serve`.
+"""
 
 from __future__ import annotations
 
 from typing import Annotated
 
 import typer
-
-from engram.cli.output import warn
 
 
 def register(app: typer.Typer) -> None:
@@ -29,43 +32,6 @@ def serve_command(
     ] = "127.0.0.1",
 ) -> None:
     """Serve memory over HTTP on 127.0.0.1:7437 (ENGRAM_SOCKET for a Unix socket)."""
-    from engram.cli.selection import open_store
-    from engram.http.guard import is_loopback
-    from engram.http.listen import choose_address, run
+    from engram.http.start import serve
 
-    address, warnings = choose_address(port, host)
-    for message in warnings:
-        warn(message)
-    wide = address.socket_path is None and not is_loopback(host)
-    if wide:
-        _check_wide_bind(host)
-    with open_store() as store:
-        code = run(
-            store, address, extra_hosts=frozenset({host}) if wide else frozenset(), wide=wide
-        )
-    raise typer.Exit(code)
-
-
-def _check_wide_bind(host: str) -> None:
-    """A bind beyond loopback serves only with ENGRAM_HTTP_TOKEN, which then guards it all.
-
-    Raises:
-        EngramError: ``serve.token_required`` when no token is configured.
-    """
-    import os
-
-    from engram.errors import EngramError
-    from engram.http.guard import TOKEN_ENV
-
-    if not os.environ.get(TOKEN_ENV, "").strip():
-        raise EngramError(
-            "serve.token_required",
-            f"refusing to bind {host} without {TOKEN_ENV}: other machines could read and "
-            "change every memory",
-            f"set {TOKEN_ENV} to a long random secret, or bind 127.0.0.1",
-        )
-    warn(
-        f"binding {host}: other machines can reach this server; every route but GET /health "
-        f"(memories, search, export, import, deletes and /mcp) needs "
-        f"`Authorization: Bearer <{TOKEN_ENV}>`"
-    )
+    raise typer.Exit(serve(port, host))

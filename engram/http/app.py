@@ -11,8 +11,10 @@ import contextlib
 import importlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import anyio
+import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -61,6 +63,7 @@ def build_app(
     mcp: bool = True,
     extra_hosts: frozenset[str] = frozenset(),
     token_everywhere: bool = False,
+    after_start: Callable[[], None] | None = None,
 ) -> Starlette:
     """The app serving ``store``.
 
@@ -72,11 +75,12 @@ def build_app(
         extra_hosts: host names accepted besides loopback (a non-loopback bind address).
         token_everywhere: every route but ``GET /health`` needs ENGRAM_HTTP_TOKEN (a bind
             beyond loopback); else only the guarded routes and MCP tools do.
+        after_start: run in a worker thread once the app has started (slow set-up that the
+            first answers need not wait for, such as the autosync worker).
     """
     from engram.memory.sync_status import set_sync_status_provider
-    from engram.sync.status import runtime_status
 
-    set_sync_status_provider(runtime_status)
+    set_sync_status_provider(_git_sync_status)
     routes = group_routes()
     lifespans: list[Lifespan] = []
     if mcp:
@@ -91,6 +95,9 @@ def build_app(
         async with contextlib.AsyncExitStack() as stack:
             for enter in lifespans:
                 await stack.enter_async_context(enter(app))
+            if after_start is not None:
+                group = await stack.enter_async_context(anyio.create_task_group())
+                group.start_soon(anyio.to_thread.run_sync, after_start)
             yield
 
     app = Starlette(
@@ -105,6 +112,13 @@ def build_app(
     app.state.store = store
     app.state.reader = reader or store
     return app
+
+
+def _git_sync_status(store: Store, project: str) -> dict[str, Any]:
+    """The git transport's ``/sync/status`` (engram.sync loads on the first such request)."""
+    from engram.sync.status import runtime_status
+
+    return runtime_status(store, project)
 
 
 async def _not_found(request: Request, exc: Exception) -> Response:

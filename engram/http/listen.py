@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import http.client
 import json
 import os
 import signal
@@ -164,20 +163,21 @@ def _bind_unix(path: Path) -> socket.socket:
     return sock
 
 
-class _UnixConnection(http.client.HTTPConnection):
-    def __init__(self, path: Path, timeout: float) -> None:
-        super().__init__("localhost", timeout=timeout)
-        self.socket_path = path
-
-    def connect(self) -> None:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(self.timeout)
-        sock.connect(str(self.socket_path))
-        self.sock = sock
-
-
 def probe_health(address: ListenAddress, timeout: float = PROBE_TIMEOUT_S) -> dict[str, Any] | None:
     """``GET /health`` of a server at ``address`` — its JSON when an Engram answers, else None."""
+    import http.client  # only when the address is taken: serve's start-up does without it
+
+    class _UnixConnection(http.client.HTTPConnection):
+        def __init__(self, path: Path, timeout: float) -> None:
+            super().__init__("localhost", timeout=timeout)
+            self.socket_path = path
+
+        def connect(self) -> None:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.settimeout(self.timeout)
+            sock.connect(str(self.socket_path))
+            self.sock = sock
+
     conn: http.client.HTTPConnection
     if address.socket_path is not None:
         conn = _UnixConnection(address.socket_path, timeout)
@@ -208,16 +208,15 @@ def run(
     Raises:
         EngramError: ``serve.address_in_use`` when something else owns the port or socket.
     """
-    import uvicorn
-
-    from engram.http.app import build_app
-    from engram.memory.health import check_health
-
+    # Listen before importing the web stack: a client that connects meanwhile waits in the
+    # backlog and is answered as soon as uvicorn runs, instead of being refused.
     try:
         sock = bind(address)
     except OSError as exc:
         if exc.errno not in (errno.EADDRINUSE, errno.EACCES, errno.EADDRNOTAVAIL):
             raise
+        from engram.memory.health import check_health
+
         running = probe_health(address)
         if running and running.get("instance_id") == check_health(store).instance_id:
             print(f"engram serve: already running on {address.describe()}", file=sys.stderr)
@@ -227,13 +226,28 @@ def run(
             f"cannot listen on {address.describe()}: {exc.strerror or exc}",
             "stop the other program, or pick another port: engram serve <port>",
         ) from exc
+    import uvicorn
+
+    from engram.http.app import build_app
     from engram.http.slow_clients import guarded_protocol, limits_from_env
     from engram.store.db import Store
-    from engram.sync.cloud.status_provider import attach
 
     reader = Store(store.path)
-    app = build_app(store, reader=reader, extra_hosts=extra_hosts, token_everywhere=wide)
-    autosync = attach(store.path.parent)  # after build_app: its /sync/status provider wraps git's
+    autosync: list[Any] = []
+
+    def start_autosync() -> None:
+        # After start-up: a hook waits 0.5 s for /health, autosync can wait for it.
+        from engram.sync.cloud.status_provider import attach
+
+        autosync.append(attach(store.path.parent))  # its /sync/status provider wraps git's
+
+    app = build_app(
+        store,
+        reader=reader,
+        extra_hosts=extra_hosts,
+        token_everywhere=wide,
+        after_start=start_autosync,
+    )
     config = uvicorn.Config(
         app,
         http=guarded_protocol(limits_from_env()),  # read deadlines + a connection cap
@@ -254,8 +268,9 @@ def run(
         pass
     finally:
         reader.close()
-        if autosync is not None:
-            autosync.stop()
+        for manager in autosync:
+            if manager is not None:
+                manager.stop()
         sock.close()
         if address.socket_path is not None:
             with contextlib.suppress(OSError):

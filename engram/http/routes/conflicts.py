@@ -10,9 +10,7 @@ from starlette.routing import BaseRoute, Route
 from engram.http.exchange import Call, endpoint
 from engram.http.problems import bad_request
 from engram.http.selection import read_scope
-from engram.memory import conflict_scan, conflicts, relations
-from engram.memory.conflict_judge import Judge, agent_from_env
-from engram.sync import deferred
+from engram.memory import conflicts, relations
 
 
 @endpoint()
@@ -112,6 +110,9 @@ def scan(call: Call) -> Any:
     else:
         project = read_scope(call, explicit=call.text("project"))
     semantic = call.flag("semantic")
+    from engram.memory import conflict_scan
+    from engram.memory.conflict_judge import Judge, agent_from_env
+
     options = conflict_scan.ScanOptions(
         project=project,
         limit=_scan_int(call, "limit", conflict_scan.PAGE_MAX),
@@ -131,6 +132,8 @@ def scan(call: Call) -> Any:
 @endpoint()
 def deferred_rows(call: Call) -> Any:
     """GET /conflicts/deferred — the sync queue's waiting, dead or applied rows."""
+    from engram.sync import deferred
+
     page = deferred.list_deferred(
         call.store,
         status=call.query("status"),
@@ -143,6 +146,8 @@ def deferred_rows(call: Call) -> Any:
 @endpoint(body=True)
 def replay(call: Call) -> Any:
     """POST /conflicts/deferred/replay — retry every deferred row now."""
+    from engram.sync import deferred
+
     return deferred.replay_deferred(call.store)
 
 

@@ -9,7 +9,6 @@ from starlette.routing import BaseRoute, Route
 from engram.http.exchange import TRUE_WORDS, Call, endpoint
 from engram.http.selection import read_scope
 from engram.memory.checks import SCOPES
-from engram.memory.compaction import compaction_context
 from engram.memory.context import build_context
 
 
@@ -44,6 +43,8 @@ def context(call: Call) -> Any:
 @endpoint(inline=True)
 def compaction(call: Call) -> Any:
     """GET /context/compaction?session_id=X — context for one persisted session."""
+    from engram.memory.compaction import compaction_context
+
     return compaction_context(call.store, call.query("session_id")).to_dict()
 
 

@@ -25,8 +25,6 @@ from starlette.routing import BaseRoute, Route
 
 from engram.hooks.client import FORWARDED_ENV, quote, unquote
 from engram.hooks.events import canonical_host
-from engram.hooks.recall import Memory
-from engram.hooks.runtime import hook_answer
 from engram.http.exchange import Call, endpoint
 from engram.http.problems import HttpProblem
 
@@ -40,6 +38,9 @@ def _same_folder(a: str, b: str) -> bool:
 @endpoint(body=True, parse=False, token="when_set", limit=HOOK_BODY_LIMIT)
 def answer_hook(call: Call) -> Any:
     """POST /hooks/{host} — the hook's answer for one host event (see the module docstring)."""
+    from engram.hooks.recall import Memory
+    from engram.hooks.runtime import hook_answer
+
     try:
         host = canonical_host(call.path_text("host"))
     except Exception as exc:

@@ -11,7 +11,6 @@ from engram.errors import EngramError
 from engram.http.exchange import Call, endpoint
 from engram.http.problems import bad_request
 from engram.memory.project import known_project_names, resolve_project
-from engram.memory.rescue import rescue_ownership
 
 # The seed's limit for the rescue body.
 RESCUE_BODY_LIMIT = 8 * 1024
@@ -69,6 +68,8 @@ def rescue(call: Call) -> Any:
     sessions = call.fields().get("session_ids") or []
     if not isinstance(sessions, list) or not all(isinstance(s, str) for s in sessions):
         raise bad_request("http.bad_field", "session_ids must be a list of strings")
+    from engram.memory.rescue import rescue_ownership
+
     report = rescue_ownership(
         call.store,
         target,

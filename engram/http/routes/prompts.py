@@ -9,7 +9,7 @@ from starlette.routing import BaseRoute, Route
 from engram.http.exchange import Call, endpoint, reply
 from engram.http.routes.observations import save_project
 from engram.http.selection import read_scope
-from engram.memory import prompts, removal
+from engram.memory import prompts
 
 
 @endpoint(body=True)
@@ -46,6 +46,8 @@ def search(call: Call) -> Any:
 @endpoint(token="when_set")
 def delete(call: Call) -> Any:
     """DELETE /prompts/{id} — 200 deleted, 400 bad id, 404 unknown."""
+    from engram.memory import removal
+
     removed = removal.delete_prompt(call.store, call.path_id())
     return {"id": int(removed.id), "status": "deleted"}
 

@@ -9,7 +9,7 @@ from starlette.routing import BaseRoute, Route
 from engram.http.exchange import Call, endpoint, reply
 from engram.http.problems import HttpProblem
 from engram.http.selection import read_scope, single_project
-from engram.memory import removal, runtime_sessions, sessions
+from engram.memory import runtime_sessions, sessions
 
 RECENT_DEFAULT = 5
 RECENT_CEILING = 100
@@ -65,6 +65,8 @@ def get(call: Call) -> Any:
 @endpoint(token="when_set")
 def delete(call: Call) -> Any:
     """DELETE /sessions/{id} — 200 deleted, 404 unknown, 409 while it holds observations."""
+    from engram.memory import removal
+
     removed = removal.delete_session(call.store, call.path_text("id"))
     return {"id": removed.id, "status": "deleted"}
 

@@ -12,6 +12,20 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+# The seed's wire names for codes it names (the MCP tools and the HTTP API answer with these;
+# everything else keeps its dotted code).
+SEED_CODES: dict[str, str] = {
+    "project.unknown": "unknown_project",
+    "memory.unknown_project": "unknown_project",
+    "project.ambiguous": "ambiguous_project",
+    "project.binding_unavailable": "repository_binding_unavailable",
+    "project.name_collision": "project_name_collision",
+    "memory.unknown_session": "unknown_session",
+    "memory.session_already_ended": "session_already_ended",
+    "memory.session_project_conflict": "session_project_conflict",
+}
+
+
 class EngramError(Exception):
     """A problem the user can act on.
 
@@ -32,6 +46,12 @@ class EngramError(Exception):
     def one_line(self) -> str:
         """The message and remedy joined for a terminal: ``message — remedy``."""
         return f"{self.message} — {self.remedy}" if self.remedy else self.message
+
+    @property
+    def wire_code(self) -> str:
+        """The code as the seed spells it where it names one (``ambiguous_project``), else
+        ``code``."""
+        return SEED_CODES.get(self.code, self.code)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form: ``{code, message, remedy, **details}``."""

@@ -48,9 +48,15 @@ def link_command(
 ) -> None:
     """Register Engram in a host (or every host, with `all`): MCP server, hooks, skill,
     instructions."""
+    ctx = host_context(global_, force=force, always_load=always_load, hooks=not no_hooks)
+    link_hosts(host, ctx, dry_run=dry_run)
+
+
+def link_hosts(host: str, ctx: HostContext, *, dry_run: bool) -> None:
+    """Plan and apply the link of ``host`` (``all``: every host) in ``ctx``, then report."""
     from engram.edit.engine import apply
 
-    ctx = _context(global_, force=force, always_load=always_load, hooks=not no_hooks)
+    force = ctx.force
     plans, refused = [], False
     for h in _present(_hosts(host), ctx) if _is_all(host) else _hosts(host):
         plan = h.link_plan(ctx)
@@ -89,7 +95,7 @@ def unlink_command(
     """Remove exactly what `engram link` added (other servers and keys stay untouched)."""
     from engram.edit.engine import reverse
 
-    ctx = _context(global_)
+    ctx = host_context(global_)
     ledger = _ledger(ctx)
     reports = []
     for h in _hosts(host):
@@ -139,7 +145,7 @@ def _present(hosts: list[Host], ctx: HostContext) -> list[Host]:
     return found
 
 
-def _context(global_: bool, **options: bool) -> HostContext:
+def host_context(global_: bool, **options: bool) -> HostContext:
     """The context for ``host`` from this process: real home, cwd, environment."""
     import os
 

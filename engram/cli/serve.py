@@ -1,4 +1,5 @@
-"""``engram serve [port]``: the local HTTP runtime (JSON routes and MCP at ``/mcp``).
+"""``engram serve [port]``: the local HTTP runtime (JSON routes and MCP at ``/mcp``), and
+``engram instance-id``, the id its ``GET /health`` answers with.
 
 The usual command lines never reach this module: :mod:`engram.cli.entry` hands them to
 :mod:`engram.http.start` without loading typer. This command is what ``--help`` and unusual
@@ -13,8 +14,9 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``engram serve`` to the root app."""
+    """Add ``engram serve`` and ``engram instance-id`` to the root app."""
     app.command("serve")(serve_command)
+    app.command("instance-id")(instance_id_command)
 
 
 def serve_command(
@@ -35,3 +37,13 @@ def serve_command(
     from engram.http.start import serve
 
     raise typer.Exit(serve(port, host))
+
+
+def instance_id_command() -> None:
+    """Print this store's instance id, the one `GET /health` answers (creates the store if
+    needed): plugins compare the two to know the server on the port is theirs."""
+    from engram.cli.selection import open_store
+    from engram.memory.health import check_health
+
+    with open_store() as store:
+        typer.echo(check_health(store).instance_id)

@@ -15,7 +15,7 @@ from typing import ClassVar
 
 from engram.doctor.findings import Finding, Severity
 from engram.edit import read_document
-from engram.edit.plan import DocFormat, JSONValue, LinkPlan, Scope
+from engram.edit.plan import DocFormat, JSONValue, LinkPlan, Scope, SetValue
 from engram.hosts.base import Host, HostFiles, McpHost, McpTarget
 from engram.hosts.context import Base, HostContext, Location
 from engram.hosts.extras import extra_edits, installs_hooks
@@ -115,8 +115,23 @@ class ClaudeCode(McpHost):
             f"  {self.add_command(ctx)}",
         ]
         plan = ctx.plan(self.name, notices)
-        plan.edits += extra_edits(self.name, self.files.get(ctx.scope), ctx)
+        if ctx.extras:
+            plan.edits += extra_edits(self.name, self.files.get(ctx.scope), ctx)
+        else:
+            plan.edits += self.go_registration_file(ctx)
         return plan
+
+    def go_registration_file(self, ctx: HostContext) -> list[SetValue]:
+        """``~/.claude/mcp/engram.json``, the file the Go tool's Claude Code plugin checks at
+        every session start: while it is missing (or a symlink) that plugin runs
+        ``engram setup claude-code --mcp-only`` and tells the agent to restart. Written only by
+        ``engram setup claude --mcp-only``, as a regular file naming this Engram's server."""
+        path = ctx.home / ".claude" / "mcp" / "engram.json"
+        server = ctx.server
+        return [
+            SetValue(path, DocFormat.JSON, ("command",), server.command, replace=True),
+            SetValue(path, DocFormat.JSON, ("args",), list(server.args), replace=True),
+        ]
 
     def unlink_plan(self, ctx: HostContext) -> LinkPlan:
         """Workspace: remove the ``.mcp.json`` entry. Global: the command to run, no edit."""

@@ -131,6 +131,8 @@ class HostContext:
         force: replace an existing, different ``engram`` entry (``--force``).
         always_load: ``--always-load`` was asked for (only Claude Code configs take it).
         hooks: install hooks beside the MCP entry (``--no-hooks`` turns it off).
+        extras: install hooks, skill, instructions and rules at all (False for
+            ``engram setup <agent> --mcp-only``: the MCP registration alone).
     """
 
     scope: Scope
@@ -142,6 +144,7 @@ class HostContext:
     force: bool = False
     always_load: bool = False
     hooks: bool = True
+    extras: bool = True
 
     def base_dir(self, base: Base) -> Path:
         """The absolute folder a :class:`Base` stands for in this context."""

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from engram.errors import EngramError
+from engram.errors import SEED_CODES, EngramError
 
 # EngramError codes that are not a plain 400.
 STATUS_BY_CODE: dict[str, int] = {
     "memory.not_found": 404,
     "memory.unknown_session": 404,
+    "memory.no_live_session": 404,
+    "memory.runtime_scope_conflict": 409,
     "memory.prompt_not_found": 404,
     "memory.unknown_judgment": 404,
     "conflicts.not_found": 404,
@@ -33,14 +35,6 @@ STATUS_BY_CODE: dict[str, int] = {
     "project.binding_unavailable": 500,
     "store.value_out_of_range": 400,
     "store.busy": 503,
-}
-
-# The seed's wire names for a few codes.
-SEED_CODES: dict[str, str] = {
-    "project.unknown": "unknown_project",
-    "project.ambiguous": "ambiguous_project",
-    "memory.session_already_ended": "session_already_ended",
-    "memory.session_project_conflict": "session_project_conflict",
 }
 
 

@@ -61,9 +61,11 @@ class CaptureResult:
     skipped: int
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
+        """JSON-ready form: ours (``found``, ``saved_ids``, ``skipped``) and the Go tool's
+        counters (``extracted``, ``saved``, ``duplicates``), which its plugins read."""
         data = asdict(self)
         data["saved_ids"] = list(self.saved_ids)
+        data.update(extracted=self.found, saved=len(self.saved_ids), duplicates=self.skipped)
         return data
 
 

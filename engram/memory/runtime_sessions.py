@@ -154,7 +154,7 @@ def _already_ended(session_id: str) -> EngramError:
     )
 
 
-def _ordinals(conn: Any, root: str) -> dict[int, Session]:
+def numbered_continuations(conn: Any, root: str) -> dict[int, Session]:
     """Continuations of ``root`` keyed by their numeric suffix (other suffixes ignored)."""
     found: dict[int, Session] = {}
     prefix = root + RESUME_MARK
@@ -166,13 +166,13 @@ def _ordinals(conn: Any, root: str) -> dict[int, Session]:
 
 
 def _live_continuation(conn: Any, root: str) -> Session | None:
-    ordinals = _ordinals(conn, root)
+    ordinals = numbered_continuations(conn, root)
     live = sorted(n for n, s in ordinals.items() if s.ended_at is None)
     return ordinals[live[0]] if live else None
 
 
 def _next_continuation(conn: Any, root: str) -> str:
-    ordinals = _ordinals(conn, root)
+    ordinals = numbered_continuations(conn, root)
     ordinal = max([FIRST_CONTINUATION - 1, *ordinals]) + 1
     return f"{root}{RESUME_MARK}{ordinal}"
 

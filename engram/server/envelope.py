@@ -53,11 +53,16 @@ def success_result(outcome: ToolOutcome) -> dict[str, Any]:
 
 
 def error_result(error: EngramError, diagnostics: list[str] | None = None) -> dict[str, Any]:
-    """A ``tools/call`` result for a tool error (``isError: true``)."""
-    text = f"error [{error.code}]: {error.one_line()}"
+    """A ``tools/call`` result for a tool error (``isError: true``).
+
+    ``code`` is the seed's name where it names one (``ambiguous_project``, ``unknown_project``,
+    ``unknown_session``, ``session_already_ended``, ``repository_binding_unavailable``...), as
+    the HTTP API answers; ``engram_code`` keeps Engram's dotted code."""
+    code = error.wire_code
+    data = {**to_json(error.to_dict()), "code": code, "engram_code": error.code}
     return {
-        "content": [{"type": "text", "text": text}],
-        "structuredContent": envelope(False, to_json(error.to_dict()), diagnostics or []),
+        "content": [{"type": "text", "text": f"error [{code}]: {error.one_line()}"}],
+        "structuredContent": envelope(False, data, diagnostics or []),
         "isError": True,
     }
 

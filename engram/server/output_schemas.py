@@ -73,7 +73,15 @@ DATA: dict[str, Schema] = {
     "mem_get_observation": answer(OBSERVATION),
     "mem_suggest_topic_key": answer(obj(("topic_key",), topic_key=STR)),
     "mem_capture_passive": answer(
-        obj(("found", "saved_ids"), found=INT, saved_ids=array_of(INT), skipped=INT)
+        obj(
+            ("found", "saved_ids", "extracted", "saved", "duplicates"),
+            found=INT,
+            saved_ids=array_of(INT),
+            skipped=INT,
+            extracted=INT,
+            saved=INT,
+            duplicates=INT,
+        )
     ),
     "mem_save_prompt": answer(obj(("id",), id=INT, prompt=OBJ)),
     "mem_search": answer(

@@ -55,6 +55,9 @@ class Param:
         max_length: longest string accepted, in characters.
         lenient: a bad value is dropped (the tool's default applies) with a diagnostic,
             instead of failing the call.
+        clamp: a number outside ``minimum``/``maximum`` is brought to the nearest bound, with
+            a diagnostic, instead of failing the call (the Go tool clamps its limits).
+        missing: the remedy when a required argument is missing (default: call again with it).
     """
 
     name: str
@@ -66,6 +69,8 @@ class Param:
     maximum: float | None = None
     max_length: int | None = None
     lenient: bool = False
+    clamp: bool = False
+    missing: str | None = None
 
     def schema(self) -> dict[str, Any]:
         """This argument as a JSON Schema property."""
@@ -124,6 +129,20 @@ class Param:
             raise self._bad(f"must be at least {_number(self.minimum)}, got {value}")
         if self.maximum is not None and value > self.maximum:
             raise self._bad(f"must be at most {_number(self.maximum)}, got {value}")
+        return value
+
+    def clamped(self, raw: Any) -> int | float | None:
+        """``raw`` brought within the bounds, when this argument clamps and ``raw`` is a number
+        of the right kind that is only out of range (None otherwise)."""
+        if not self.clamp or isinstance(raw, bool) or not isinstance(raw, int | float):
+            return None
+        if not math.isfinite(raw) or (self.type == "integer" and not float(raw).is_integer()):
+            return None
+        value: int | float = int(raw) if self.type == "integer" else raw
+        if self.minimum is not None and value < self.minimum:
+            value = int(self.minimum) if self.type == "integer" else self.minimum
+        if self.maximum is not None and value > self.maximum:
+            value = int(self.maximum) if self.type == "integer" else self.maximum
         return value
 
     def _bad(self, problem: str) -> EngramError:
@@ -257,13 +276,18 @@ class ToolSpec:
                     raise EngramError(
                         "server.missing_argument",
                         f"argument {param.name!r} is required",
-                        f"call {self.name} again with {param.name}",
+                        param.missing or f"call {self.name} again with {param.name}",
                         argument=param.name,
                     )
                 continue
             try:
                 checked[param.name] = param.check(value)
             except EngramError as exc:
+                clamped = param.clamped(value)
+                if clamped is not None:
+                    checked[param.name] = clamped
+                    dropped.append(f"{exc.message}; using {clamped}")
+                    continue
                 if not param.lenient:
                     raise
                 dropped.append(f"{exc.message}; using the default")

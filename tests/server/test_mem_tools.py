@@ -87,7 +87,7 @@ def test_ambiguous_directory_refuses_writes_with_candidates_and_recovers(
         refused = server.send(call(2, "mem_save", {"title": "t", "content": "c"}))
         assert refused is not None
         error = refused["result"]["structuredContent"]["data"]
-        assert error["code"] == "project.ambiguous"
+        assert error["code"] == "ambiguous_project"
         assert error["available_projects"] == ["api", "web"]
         current = server.send(call(3, "mem_current_project", {}))
         assert current is not None
@@ -137,7 +137,7 @@ def test_process_override_and_explicit_project_rules(sandbox: Sandbox) -> None:
     saved = answered.structured(2)["data"]
     assert saved["project"] == "team-app" and saved["project_source"] == "process_override"
     unknown = answered.structured(3)["data"]
-    assert unknown["code"] == "project.unknown" and unknown["available_projects"] == ["team-app"]
+    assert unknown["code"] == "unknown_project" and unknown["available_projects"] == ["team-app"]
     assert answered.structured(4)["data"]["available_projects"] == ["team-app"]
     found = answered.structured(5)
     assert [h["title"] for h in found["data"]["result"]] == ["first"]

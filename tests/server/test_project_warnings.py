@@ -57,7 +57,7 @@ def test_an_explicit_name_collapsing_into_an_existing_project_is_refused(
         ("mem_save", {"title": "Cased", "content": "x", "project": "Foo-Bar"}),
         ("mem_save", {"title": "Exact", "content": "x", "project": "foo-bar"}),
     )
-    assert not refused["ok"] and refused["data"]["code"] == "project.name_collision", refused
+    assert not refused["ok"] and refused["data"]["code"] == "project_name_collision", refused
     assert "foo-bar" in refused["data"]["remedy"]
     assert _count(sandbox, "SELECT count(*) FROM observations WHERE title = 'Collapsed'") == 0
     assert cased["ok"] and cased["data"]["project"] == "foo-bar", cased  # case only: a warning
@@ -77,7 +77,7 @@ def test_an_ambiguity_choice_whose_repositories_collapse_together_is_refused(
         asked = server.send(call(1, "mem_save", {"title": "Where", "content": "x"}))
         assert asked is not None
         first = asked["result"]["structuredContent"]["data"]
-        assert first["code"] == "project.ambiguous", first
+        assert first["code"] == "ambiguous_project", first
         assert first["available_projects"] == ["foo-bar"]
         choice = {
             "project": "foo-bar",
@@ -89,7 +89,7 @@ def test_an_ambiguity_choice_whose_repositories_collapse_together_is_refused(
         refused = retried["result"]["structuredContent"]["data"]
     finally:
         assert server.close() == 0
-    assert refused["code"] == "project.name_collision", refused
+    assert refused["code"] == "project_name_collision", refused
     assert "Foo--Bar" in refused["message"] and "foo-bar" in refused["message"]
     assert _count(sandbox, "SELECT count(*) FROM observations") == 0
 

@@ -1,4 +1,5 @@
-"""Sessions: register (with ownership and resume), end, list, get, delete."""
+"""Sessions: register (with ownership and resume), end, list, get, delete; and the runtime
+context routes the Go plugins call (resolve or end the live identity of a resumed session)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from starlette.routing import BaseRoute, Route
 from engram.http.exchange import Call, endpoint, reply
 from engram.http.problems import HttpProblem
 from engram.http.selection import read_scope, single_project
-from engram.memory import runtime_sessions, sessions
+from engram.memory import runtime_scope, runtime_sessions, sessions
 
 RECENT_DEFAULT = 5
 RECENT_CEILING = 100
@@ -37,7 +38,8 @@ def end(call: Call) -> Any:
     """POST /sessions/{id}/end — end a session with an optional summary."""
     summary = call.text("summary") if call.body is not None else None
     result = sessions.end_session(call.store, call.path_text("id"), summary=summary)
-    return {"id": result.session.id, "status": "ended", "session": result.session.to_dict()}
+    # "completed" is the Go tool's word, which its plugins and scripts know.
+    return {"id": result.session.id, "status": "completed", "session": result.session.to_dict()}
 
 
 @endpoint(inline=True)
@@ -71,7 +73,55 @@ def delete(call: Call) -> Any:
     return {"id": removed.id, "status": "deleted"}
 
 
+RUNTIME_FIELDS = frozenset({"id", "project", "directory", "ownership_mode", "summary"})
+
+
+def _runtime_context(call: Call) -> tuple[str, str, str, str]:
+    fields = call.fields()
+    unknown = sorted(set(fields) - RUNTIME_FIELDS)
+    if unknown:
+        raise HttpProblem(
+            400,
+            "http.unknown_field",
+            f"unknown field {unknown[0]!r}",
+            allowed=sorted(RUNTIME_FIELDS),
+        )
+    return (
+        call.text("id", required=True) or "",
+        call.text("project", required=True) or "",
+        call.text("directory", required=True) or "",
+        call.text("ownership_mode") or "",
+    )
+
+
+@endpoint(body=True)
+def resolve_runtime(call: Call) -> Any:
+    """POST /runtime-sessions/resolve — the live identity of a runtime context (never creates)."""
+    sid, project, directory, mode = _runtime_context(call)
+    found = runtime_scope.resolve_runtime_session(
+        call.store, sid, project=project, directory=directory, ownership_mode=mode
+    )
+    return found.to_dict()
+
+
+@endpoint(body=True)
+def end_runtime(call: Call) -> Any:
+    """POST /runtime-sessions/end — end the live identity of a runtime context."""
+    sid, project, directory, mode = _runtime_context(call)
+    ended = runtime_scope.end_runtime_session(
+        call.store,
+        sid,
+        project=project,
+        directory=directory,
+        ownership_mode=mode,
+        summary=call.text("summary"),
+    )
+    return ended.to_dict()
+
+
 ROUTES: list[BaseRoute] = [
+    Route("/runtime-sessions/resolve", resolve_runtime, methods=["POST"]),
+    Route("/runtime-sessions/end", end_runtime, methods=["POST"]),
     Route("/sessions", register, methods=["POST"]),
     Route("/sessions/recent", recent, methods=["GET"]),
     Route("/sessions/{id}/end", end, methods=["POST"]),

@@ -8,7 +8,7 @@ from engram.memory import relations, review
 from engram.memory.project import ProjectDetection
 from engram.server.envelope import ToolOutcome
 from engram.server.mem_tools.context import STATE, answer, read_project, to_dicts
-from engram.server.mem_tools.params import PROJECT_READ, SESSION_ID, obs_id
+from engram.server.mem_tools.params import PROJECT_READ, SESSION_ID, expected_project, obs_id
 from engram.server.registry import Param, ToolCall, ToolSpec, register
 
 AGENT = frozenset({"agent"})
@@ -192,7 +192,14 @@ register(
                 enum=("list", "stale", "mark_reviewed"),
             ),
             PROJECT_READ,
-            Param("limit", "integer", "Maximum results (default 10)", minimum=1, maximum=100),
+            Param(
+                "limit",
+                "integer",
+                "Maximum results (default 10)",
+                minimum=1,
+                maximum=100,
+                clamp=True,
+            ),
             obs_id("Observation to mark reviewed", name="observation_id", required=False),
             obs_id("Legacy alias of observation_id", required=False),
         ),
@@ -242,7 +249,7 @@ register(
         "permanently.",
         params=(
             obs_id("Observation id to delete"),
-            Param("expected_project", "string", "Project that owns the observation", required=True),
+            expected_project("mem_delete"),
             Param("hard_delete", "boolean", "Delete permanently instead of soft delete"),
         ),
         run=run_delete,

@@ -21,12 +21,14 @@ from engram.server.mem_tools.context import (
 )
 from engram.server.mem_tools.params import (
     CHOICE_REASON,
+    MAX_ID,
     PROJECT_READ,
     PROJECT_WRITE,
     RECOVERY_TOKEN,
     SCOPE,
     SESSION_ID,
     TYPE,
+    expected_project,
     obs_id,
 )
 from engram.server.registry import Param, ToolCall, ToolSpec, register
@@ -117,14 +119,35 @@ def run_update(call: ToolCall) -> ToolOutcome:
 
 
 def run_get(call: ToolCall) -> ToolOutcome:
-    """mem_get_observation: the full content by id, only within the current (or named) project."""
-    detection = read_project(call.get("project"))
-    fetched = obs_ops.fetch_for_agent(STATE.store(), call.get("id"), project=detection.project)
+    """mem_get_observation: the full content by id alone (seed: the project only selects the
+    envelope); with ``include_history`` (or a ``history_cursor``) a page of its earlier
+    versions too."""
+    fetched = obs_ops.fetch_for_agent(STATE.store(), call.get("id"))
     found = fetched.observation
+    detection = _envelope_project(call.get("project"), found.project)
     text = f"#{found.id} [{found.type}] {found.title}\n\n{found.content}"
     if fetched.code is not None and fetched.code.state != "current":
         text += f"\n\nstate: {fetched.state}\n{fetched.code.label()}"
-    return answer(detection, text, fetched.to_dict())
+    outcome = answer(detection, text, fetched.to_dict())
+    if call.get("include_history") or call.get("history_cursor"):
+        from engram.memory.revisions import history_page
+
+        page = history_page(STATE.store(), found.id, cursor=call.get("history_cursor"))
+        outcome.data.update(page.to_dict())
+        if page.entries:
+            outcome.text = f"{outcome.text}\n\n{page.render()}"
+    return outcome
+
+
+def _envelope_project(explicit: str | None, owner: str) -> ProjectDetection:
+    """The read project for the envelope; where the cwd names none (ambiguous), the stored
+    owner's (the seed's read-only fallback). An unknown explicit name is still an error."""
+    try:
+        return read_project(explicit)
+    except EngramError as exc:
+        if explicit is not None or exc.code != "project.ambiguous":
+            raise
+        return ProjectDetection(owner, "stored_owner")
 
 
 def run_suggest_topic_key(call: ToolCall) -> ToolOutcome:
@@ -227,7 +250,7 @@ register(
         "literal text with find + replace (case-sensitive, every occurrence; not with content).",
         params=(
             obs_id("Observation id to update"),
-            Param("expected_project", "string", "Project that owns the observation", required=True),
+            expected_project("mem_update"),
             Param("title", "string", "New title"),
             Param("content", "string", "New content (replaces it all)"),
             Param("find", "string", "Literal text to replace (needs replace)"),
@@ -249,7 +272,22 @@ register(
         title="Get memory",
         description="Get the full, untruncated content of one observation by id (after "
         "mem_search or mem_context showed a preview).",
-        params=(obs_id("Observation id to retrieve"), PROJECT_READ),
+        params=(
+            obs_id("Observation id to retrieve"),
+            PROJECT_READ,
+            Param(
+                "include_history",
+                "boolean",
+                "Also return its earlier versions (newest 50, oldest first)",
+            ),
+            Param(
+                "history_cursor",
+                "integer",
+                "The history_cursor of a previous answer: the next older page of versions",
+                minimum=0,
+                maximum=MAX_ID,
+            ),
+        ),
         run=run_get,
         family="mem",
         profiles=AGENT,

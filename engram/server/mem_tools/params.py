@@ -37,7 +37,21 @@ CHOICE_REASON = Param(
 RECOVERY_TOKEN = Param(
     "recovery_token", "string", "The recovery_token from the ambiguous_project error"
 )
-LIMIT = Param("limit", "integer", "Maximum results", minimum=1, maximum=100)
+LIMIT = Param("limit", "integer", "Maximum results", minimum=1, maximum=100, clamp=True)
+
+
+def expected_project(tool: str) -> Param:
+    """The owner assertion mem_update and mem_delete require (seed: never filled in for you)."""
+    return Param(
+        "expected_project",
+        "string",
+        "Project you believe owns the observation (required; checked, never looked up)",
+        required=True,
+        max_length=128,
+        missing=f'pass the project you believe owns the observation, e.g. {{"id": 42, '
+        f'"expected_project": "my-project"}} — {tool} never reads the observation to fill it in '
+        "(mem_current_project names the current project)",
+    )
 
 
 def obs_id(description: str, name: str = "id", required: bool = True) -> Param:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engram.errors import EngramError
 from engram.memory import context, prompts, search, timeline
 from engram.memory.project import ProjectDetection
 from engram.server.envelope import ToolOutcome
@@ -31,6 +32,19 @@ def _scoped_project(call: ToolCall) -> tuple[ProjectDetection, str | None]:
     return detection, detection.project
 
 
+def _mode(call: ToolCall) -> str:
+    """``mode``, or the Go tool's ``match_mode`` (the same values); both must agree."""
+    mode, alias = call.get("mode"), call.get("match_mode")
+    if mode is not None and alias is not None and mode != alias:
+        raise EngramError(
+            "server.bad_argument",
+            f"mode {mode!r} and match_mode {alias!r} disagree",
+            "pass one of them (match_mode is the Go tool's name for mode)",
+            argument="match_mode",
+        )
+    return str(mode or alias or "all")
+
+
 def run_search(call: ToolCall) -> ToolOutcome:
     """mem_search: ranked full-text search with type / project / scope filters."""
     detection, project = _scoped_project(call)
@@ -41,7 +55,7 @@ def run_search(call: ToolCall) -> ToolOutcome:
         type=call.get("type"),
         scope=call.get("scope"),
         limit=call.get("limit"),
-        mode=call.get("mode", "all"),
+        mode=_mode(call),
     )
     if not hits:
         blocks = [f"No memories found for {call.get('query')!r}."]
@@ -68,7 +82,7 @@ def _matching_prompts(call: ToolCall, project: str | None) -> list[Any]:
         call.get("query"),
         project=project,
         limit=PROMPT_MATCHES,
-        mode=call.get("mode", "all"),
+        mode=_mode(call),
     )
 
 
@@ -149,7 +163,12 @@ register(
             PROJECT_READ,
             SCOPE,
             Param(
-                "limit", "integer", "Maximum results (default 10, max 20)", minimum=1, maximum=20
+                "limit",
+                "integer",
+                "Maximum results (default 10; above 20 means 20)",
+                minimum=1,
+                maximum=20,
+                clamp=True,
             ),
             Param("all_projects", "boolean", "Search every project instead of the current one"),
             Param(
@@ -159,6 +178,7 @@ register(
                 " too few; any: best match by score alone",
                 enum=("all", "any"),
             ),
+            Param("match_mode", "string", "The Go tool's name for mode", enum=("all", "any")),
         ),
         run=run_search,
         family="mem",
@@ -177,7 +197,14 @@ register(
         params=(
             PROJECT_READ,
             SCOPE,
-            Param("limit", "integer", "Recent observations to show", minimum=1, maximum=500),
+            Param(
+                "limit",
+                "integer",
+                "Recent observations to show",
+                minimum=1,
+                maximum=500,
+                clamp=True,
+            ),
             Param("compact", "boolean", "Titles only, without content previews"),
             Param(
                 "max_bytes",
@@ -202,8 +229,17 @@ register(
         "before and after one observation in the same session.",
         params=(
             obs_id("Observation to centre the timeline on", name="observation_id"),
-            Param("before", "integer", "How many before (default 5)", minimum=0, maximum=50),
-            Param("after", "integer", "How many after (default 5)", minimum=0, maximum=50),
+            Param(
+                "before",
+                "integer",
+                "How many before (default 5)",
+                minimum=0,
+                maximum=50,
+                clamp=True,
+            ),
+            Param(
+                "after", "integer", "How many after (default 5)", minimum=0, maximum=50, clamp=True
+            ),
             PROJECT_READ,
         ),
         run=run_timeline,

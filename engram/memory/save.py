@@ -195,7 +195,7 @@ def write_draft(
     session = ensure_session(conn, session_id, project, now)
     observation, action = _store(conn, draft, project, session, now)
     if action != "deduplicated":
-        record_citations(conn, observation, workspace, now)
+        record_citations(conn, observation, workspace, now, fresh=action == "created")
     candidates: tuple[Candidate, ...] = ()
     if surface_conflicts and action != "deduplicated":
         candidates = surface_candidates(conn, observation, now, fresh=action == "created")
@@ -271,26 +271,36 @@ def _store(
 
 
 def record_citations(
-    conn: sqlite3.Connection, observation: Observation, workspace: str | None, now: datetime
+    conn: sqlite3.Connection,
+    observation: Observation,
+    workspace: str | None,
+    now: datetime,
+    *,
+    fresh: bool = False,
 ) -> None:
     """Record what ``observation`` cites in the repository enclosing ``workspace`` (default:
-    the working directory); outside a repository, or with citations off, it cites nothing."""
+    the working directory); outside a repository, or with citations off, it cites nothing.
+    ``fresh``: the row was just inserted, so it has no citations to replace."""
     from engram.memory.citations.status import finding_enabled
 
     if not finding_enabled():
         return
-    from engram.memory.citations.finding import find_citations
-    from engram.memory.git_repo import find_git_repo
+    from engram.memory.citations.finding import find_citations, mentions_paths
     from engram.store import citations
 
-    try:
-        repo = find_git_repo(workspace if workspace is not None else os.getcwd())
-    except OSError:  # the working directory was removed under us
-        repo = None
+    text = f"{observation.title}\n{observation.content}"
     found = []
-    if repo is not None:
-        found = find_citations(repo, f"{observation.title}\n{observation.content}", stamp(now))
-    citations.replace_for(conn, observation.id, found)
+    if mentions_paths(text):
+        from engram.memory.git_repo import find_git_repo
+
+        try:
+            repo = find_git_repo(workspace if workspace is not None else os.getcwd())
+        except OSError:  # the working directory was removed under us
+            repo = None
+        if repo is not None:
+            found = find_citations(repo, text, stamp(now))
+    if found or not fresh:
+        citations.replace_for(conn, observation.id, found)
 
 
 def _reload(conn: sqlite3.Connection, obs_id: int) -> Observation:

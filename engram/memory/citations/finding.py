@@ -34,8 +34,9 @@ _TICKED = re.compile(r"`([A-Za-z_][\w$]*(?:(?:\.|::)[A-Za-z_][\w$]*)*)(?:\(\))?`
 class _Found:
     """Citations found so far, in order, without duplicates."""
 
-    def __init__(self, repo: GitRepo, commit: str, now: str) -> None:
-        self.repo, self.commit, self.now = repo, commit, now
+    def __init__(self, repo: GitRepo, now: str) -> None:
+        self.repo, self.now = repo, now
+        self.commit: str | None = None  # HEAD, read once something is cited
         self.files: dict[str, tuple[str, dict[str, str]]] = {}  # path -> (blob, definitions)
         self.items: dict[tuple[str, int | None, str | None], Citation] = {}
 
@@ -57,15 +58,23 @@ class _Found:
         if symbol and kind is None:
             symbol = None  # not defined there now: cite the file only
         key = (path, line, symbol)
+        if self.commit is None:
+            self.commit = worktree.head_commit(self.repo)
         if key not in self.items:
             self.items[key] = Citation(
                 0, self.repo.root, self.commit, path, line, symbol, kind, blob, self.now
             )
 
 
+def mentions_paths(text: str) -> bool:
+    """Whether ``text`` holds anything path-like at all (a save that holds none skips the
+    repository lookup)."""
+    return _PATH.search(_URL.sub(" ", text)) is not None
+
+
 def find_citations(repo: GitRepo, text: str, now: str) -> list[Citation]:
     """The code ``text`` cites in ``repo``'s working tree (``observation_id`` 0: not saved)."""
-    found = _Found(repo, worktree.head_commit(repo), now)
+    found = _Found(repo, now)
     plain = _URL.sub(lambda m: " " * len(m.group(0)), text)
     for count, match in enumerate(_PATH.finditer(plain)):
         if count >= MAX_CANDIDATES:

@@ -294,11 +294,12 @@ def record_citations(
         from engram.memory.git_repo import find_git_repo
 
         try:
-            repo = find_git_repo(workspace if workspace is not None else os.getcwd())
+            folder = workspace if workspace is not None else os.getcwd()
+            repo = find_git_repo(folder)
         except OSError:  # the working directory was removed under us
             repo = None
         if repo is not None:
-            found = find_citations(repo, text, stamp(now))
+            found = find_citations(repo, text, stamp(now), folder)
     if found or not fresh:
         citations.replace_for(conn, observation.id, found)
 

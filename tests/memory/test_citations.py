@@ -261,3 +261,16 @@ def test_engram_load_by_journal_id_renews_and_labels(
         pytest.raises(EngramError, match="no memory"),
     ):
         load(kb, id=f"#{oid}")  # another project's journal is not reachable by id
+
+
+def test_paths_from_a_subfolder_and_ambiguous_backticks(
+    repo: Path, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (repo / "billing/other.py").write_text("def backoff(n):\n    return n\n")
+    monkeypatch.chdir(repo / "billing")
+    oid = save(store, "retry.py and other.py both hold `backoff`; see README.md `demo`")
+    assert cited(store, oid) == [
+        ("billing/retry.py", None, None),
+        ("billing/other.py", None, None),
+        ("README.md", None, None),
+    ]

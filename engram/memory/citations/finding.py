@@ -72,14 +72,22 @@ def mentions_paths(text: str) -> bool:
     return _PATH.search(_URL.sub(" ", text)) is not None
 
 
-def find_citations(repo: GitRepo, text: str, now: str) -> list[Citation]:
-    """The code ``text`` cites in ``repo``'s working tree (``observation_id`` 0: not saved)."""
+def find_citations(
+    repo: GitRepo, text: str, now: str, workspace: str | None = None
+) -> list[Citation]:
+    """The code ``text`` cites in ``repo``'s working tree (``observation_id`` 0: not saved).
+
+    A path is taken from the repository root, else (an agent working in a subfolder) from
+    ``workspace`` when that folder lies inside the repository."""
     found = _Found(repo, now)
+    below = _below(repo.root, workspace)
     plain = _URL.sub(lambda m: " " * len(m.group(0)), text)
     for count, match in enumerate(_PATH.finditer(plain)):
         if count >= MAX_CANDIDATES:
             break
         path = worktree.inside(repo.root, match.group(1))
+        if path is None and below:
+            path = worktree.inside(repo.root, f"{below}/{match.group(1)}")
         if path is None:
             continue
         line = match.group(2) or match.group(3)
@@ -89,15 +97,27 @@ def find_citations(repo: GitRepo, text: str, now: str) -> list[Citation]:
     return list(found.items.values())
 
 
+def _below(root: str, workspace: str | None) -> str:
+    """``workspace`` relative to ``root`` ("" when it is the root or lies outside it)."""
+    if not workspace:
+        return ""
+    import os
+
+    relative = os.path.relpath(os.path.realpath(workspace), os.path.realpath(root))
+    if relative == "." or relative.startswith(".."):
+        return ""
+    return relative.replace(os.sep, "/")
+
+
 def _add_ticked(found: _Found, text: str) -> None:
-    """Backticked identifiers that a cited file defines (the first such file)."""
-    cited = list(found.files.items())
+    """Backticked identifiers that exactly one cited source file defines (a name two cited
+    files define is ambiguous, and a file of no known language defines every word)."""
+    cited = [(p, d) for p, (_, d) in found.files.items() if symbols.family_of(p) is not None]
     for match in _TICKED.finditer(text):
         name = _last_name(match.group(1))
-        for path, (_, defined) in cited:
-            if name in defined:
-                found.add(path, None, name)
-                break
+        owners = [path for path, defined in cited if name in defined]
+        if len(owners) == 1:
+            found.add(owners[0], None, name)
 
 
 def _last_name(symbol: str | None) -> str | None:

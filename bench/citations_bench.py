@@ -6,7 +6,8 @@ Usage: .venv/bin/python bench/citations_bench.py [--files 320] [--memories 320] 
 Builds a real git repository (``--files`` source files in Python, TypeScript, Go, Rust, Java,
 C, Ruby and shell, seeded by ``--seed``), saves ``--memories`` memories citing its code and
 ``--plain`` memories that cite nothing, then commits a scripted history of refactors (renames,
-moves, deleted functions, deleted files, edits that keep every symbol). It reports:
+moves, deleted functions, symbols moved to another file, deleted files, edits that keep every
+symbol). It reports:
 
 - precision and recall of ``stale`` and of ``changed`` against the history's truth, the
   memories without citations that were flagged, and whether renames were followed (reported

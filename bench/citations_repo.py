@@ -135,7 +135,7 @@ class Repo:
 
     def commit(self, message: str) -> str:
         self.git("add", "-A")
-        self.git("commit", "-q", "-m", message)
+        self.git("commit", "-q", "--allow-empty", "-m", message)
         return self.git("rev-parse", "--short", "HEAD").strip()
 
 
@@ -226,13 +226,17 @@ class Truth:
     renamed: dict[str, str] = field(default_factory=dict)
     deleted: set[str] = field(default_factory=set)
     removed: set[str] = field(default_factory=set)
+    removed_from: set[tuple[str, str]] = field(default_factory=set)  # (file, symbol) moved out
     edited: set[str] = field(default_factory=set)
 
     def expect(self, memory: Memory) -> str:
         if not memory.cites:
             return "none"
         stale = any(
-            c.path in self.renamed or c.path in self.deleted or (c.symbol in self.removed)
+            c.path in self.renamed
+            or c.path in self.deleted
+            or c.symbol in self.removed
+            or (c.path, c.symbol) in self.removed_from
             for c in memory.cites
         )
         if stale:
@@ -247,7 +251,9 @@ def refactor(repo: Repo, rng: random.Random, share: float = 0.06) -> Truth:
     pool = sorted(repo.files)
     rng.shuffle(pool)
     k = max(1, int(len(pool) * share))
-    renames, moves, removals, deletions, edits = (pool[i * k : (i + 1) * k] for i in range(5))
+    renames, moves, removals, deletions, edits, shifts = (
+        pool[i * k : (i + 1) * k] for i in range(6)
+    )
     for path in renames:  # same folder, new name
         source = repo.files.pop(path)
         new = path.rsplit("/", 1)[0] + "/renamed_" + path.rsplit("/", 1)[1]
@@ -276,6 +282,25 @@ def refactor(repo: Repo, rng: random.Random, share: float = 0.06) -> Truth:
         truth.edited.add(path)
         repo.write(source)
     repo.commit("delete functions")
+    untouched = pool[6 * k :]
+    for source_path in shifts:
+        # a symbol moves to an untouched file of the same language: a memory that cited it
+        # in its old file is stale; the file it moved to merely changed
+        source = repo.files[source_path]
+        target_path = next(
+            (p for p in untouched if repo.files[p].language == source.language), None
+        )
+        if target_path is None or len(source.symbols) < 2:
+            continue
+        untouched.remove(target_path)
+        target = repo.files[target_path]
+        moved = source.symbols.pop()
+        target.symbols.append(moved)
+        truth.removed_from.add((source_path, moved.name))
+        truth.edited.update((source_path, target_path))
+        repo.write(source)
+        repo.write(target)
+    repo.commit("move symbols between files")
     for path in deletions:
         repo.files.pop(path)
         repo.git("rm", "-q", path)

@@ -99,11 +99,23 @@ def list_due(
     limit: int = DEFAULT_REVIEW_LIMIT,
     now: datetime | None = None,
 ) -> list[ReviewItem]:
-    """Observations whose review date has passed (all projects when ``project`` is None)."""
+    """Observations whose review date has passed (all projects when ``project`` is None),
+    then stale ones no agent used for ``ENGRAM_STALE_REVIEW_DAYS`` (:func:`state_with_code`)."""
     limit = DEFAULT_REVIEW_LIMIT if limit <= 0 else min(limit, MAX_REVIEW_LIMIT)
     with store.read() as conn:
         due = observations.due_for_review(conn, project=project, now=stamp(now), limit=limit)
-    return [ReviewItem(obs, "needs_review") for obs in due]
+    items = [ReviewItem(obs, "needs_review") for obs in due]
+    if len(items) < limit:
+        from engram.memory.stale import list_stale
+
+        seen = {obs.id for obs in due}
+        neglected = list_stale(store, project=project, limit=MAX_REVIEW_LIMIT, now=now)
+        items += [
+            ReviewItem(s.observation, "needs_review")
+            for s in neglected
+            if s.state == "needs_review" and s.observation.id not in seen
+        ]
+    return items[:limit]
 
 
 def mark_reviewed(

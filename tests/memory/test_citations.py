@@ -11,6 +11,7 @@ from engram.memory.citations.checking import code_status
 from engram.memory.clock import utc_now
 from engram.memory.context import build_context
 from engram.memory.observation import fetch_for_agent, update_observation
+from engram.memory.review import list_due
 from engram.memory.save import save_observation
 from engram.memory.search import search
 from engram.memory.stale import list_stale
@@ -172,6 +173,7 @@ def test_fetching_renews_and_an_unused_stale_memory_needs_review(
     commit(repo, "drop")
     item = list_stale(store, project="shop")[0]
     assert (item.observation.id, item.state) == (oid, "needs_review")  # unused 40 days > 30
+    assert [i.observation.id for i in list_due(store, project="shop")] == [oid]  # before its date
     monkeypatch.setenv("ENGRAM_STALE_REVIEW_DAYS", "60")
     assert list_stale(store, project="shop")[0].state == "stale"
     monkeypatch.delenv("ENGRAM_STALE_REVIEW_DAYS")

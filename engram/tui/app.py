@@ -32,6 +32,7 @@ class EngramApp(App[None]):
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
         Binding("s,slash", "search", "Search"),
         Binding("p", "switch_project", "Project"),
+        Binding("d", "dashboard", "Dashboard"),
     ]
 
     def __init__(
@@ -63,6 +64,11 @@ class EngramApp(App[None]):
 
         if not isinstance(self.screen, SearchScreen):
             self.push_screen(SearchScreen())
+
+    def action_dashboard(self) -> None:
+        """Back to the dashboard from any screen, in one key (the screens between are closed)."""
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, DashboardScreen):
+            self.pop_screen()
 
     def action_switch_project(self) -> None:
         """Pick another project (or every project)."""

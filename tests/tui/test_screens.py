@@ -355,3 +355,19 @@ async def test_a_store_error_is_one_line_not_a_crash(store: Store, make_app: App
         assert text(app, "#position") == "nothing to show"
         await press(pilot, "escape", "r")  # the app carries on
         assert isinstance(app.screen, RecentScreen)
+
+
+async def test_the_dashboard_is_one_key_away_and_esc_goes_back_one_screen(
+    make_app: AppFactory,
+) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await press(pilot, "r", "enter", "t")
+        assert isinstance(app.screen, TimelineScreen)
+        await press(pilot, "escape")
+        assert isinstance(app.screen, ObservationDetailScreen)  # one screen back, not two
+        await press(pilot, "t", "d")
+        assert isinstance(app.screen, DashboardScreen)
+        await press(pilot, "e", "enter", "d")
+        assert isinstance(app.screen, DashboardScreen)
+        assert app.is_running

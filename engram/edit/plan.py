@@ -59,13 +59,20 @@ class SetValue:
 class AddToList:
     """Make ``item`` an element of the array at ``path`` (appended when no equal element exists).
 
-    Used for hook entries, where the host keeps a list of matcher groups per event.
+    Used for hook entries, where the host keeps a list of matcher groups per event, and for
+    hosts that list their servers (Continue's ``mcpServers``).
+
+    Args:
+        key: YAML lists only — items whose ``key`` field equals ``item``'s are the same entry
+            (Continue's ``name``): a different one already there is a conflict unless forced;
+            forced, it is replaced, and put back on unlink.
     """
 
     file: Path
     format: DocFormat
     path: tuple[str, ...]
     item: JSONValue
+    key: str | None = None
 
 
 @dataclass(frozen=True)

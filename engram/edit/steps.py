@@ -78,7 +78,7 @@ def apply_edit(
     if isinstance(edit, SetValue):
         return _set_value(edit, text, ledger, force=force)
     if isinstance(edit, AddToList):
-        return _add_to_list(edit, text)
+        return _add_to_list(edit, text, force=force)
     if isinstance(edit, ManagedBlock):
         return _managed_block(edit, text, ledger, force, (file, edit.block_id) in blocks_this_run)
     if isinstance(edit, OwnedFile):
@@ -163,7 +163,11 @@ def _reverse_yaml(entry: Entry, text: str) -> str:
 
     path, inserted = tuple(entry.path), entry.undo.get("inserted")
     if entry.kind == YAML_LIST_ITEM:
-        return yaml_doc.remove_from_list(text, path, entry.item, inserted, entry.file)
+        text = yaml_doc.remove_from_list(text, path, entry.item, inserted, entry.file)
+        for item in entry.undo.get("replaced", []):  # the user's items --force replaced
+            done = yaml_doc.add_to_list(text, path, item, entry.file)
+            text = text if done is None else done[0]
+        return text
     if "replaced" in entry.undo:
         return yaml_doc.set_value(text, path, entry.undo["replaced"], entry.file)[0]
     return yaml_doc.remove_value(text, path, inserted, entry.file)
@@ -243,10 +247,10 @@ def _set_value(edit: SetValue, text: str | None, ledger: Ledger, *, force: bool)
     return Step(new, entry, note="replaced the existing value" if found and not mine else "")
 
 
-def _add_to_list(edit: AddToList, text: str | None) -> Step:
+def _add_to_list(edit: AddToList, text: str | None, *, force: bool) -> Step:
     file = str(edit.file)
     if edit.format is DocFormat.YAML:
-        return _add_to_yaml_list(edit, text)
+        return _add_to_yaml_list(edit, text, force=force)
     if edit.format is DocFormat.TOML:
         return _add_to_toml_list(edit, text)
     strict = edit.format is DocFormat.JSON
@@ -271,17 +275,47 @@ def _add_to_toml_list(edit: AddToList, text: str | None) -> Step:
     return Step(done[0], entry)
 
 
-def _add_to_yaml_list(edit: AddToList, text: str | None) -> Step:
+def _add_to_yaml_list(edit: AddToList, text: str | None, *, force: bool) -> Step:
     from engram.edit import yaml_doc
 
     file = str(edit.file)
-    done = yaml_doc.add_to_list(text or "", edit.path, edit.item, file)
+    rivals = _same_key(edit, text)
+    if rivals and not force:
+        shown = (
+            f"{edit.key}: {edit.item.get(edit.key or '')}" if isinstance(edit.item, dict) else ""
+        )
+        return Step(
+            text,
+            conflict=f"an item '{shown}' Engram did not write is already in "
+            f"{'.'.join(edit.path)} — use --force to replace it",
+        )
+    body = text or ""
+    for rival in rivals:  # forced: the user's item goes, and comes back on unlink
+        body = yaml_doc.remove_from_list(body, edit.path, rival, None, file)
+    done = yaml_doc.add_to_list(body, edit.path, edit.item, file)
     if done is None:
         return Step(text, None, note="already linked")
     entry = Entry(file, YAML_LIST_ITEM, fingerprint(edit.item), edit.format.value, list(edit.path))
     entry.item, entry.created_file = edit.item, text is None
-    entry.undo = {"inserted": done[1]} if done[1] else {}
+    entry.undo = {"inserted": done[1]} if done[1] and not rivals else {}
+    if rivals:
+        entry.undo["replaced"] = rivals
     return Step(done[0], entry)
+
+
+def _same_key(edit: AddToList, text: str | None) -> list[JSONValue]:
+    """Items of the list with ``edit.item``'s ``key`` that differ from it (rivals for its place)."""
+    from engram.edit import yaml_doc
+
+    if edit.key is None or not isinstance(edit.item, dict) or text is None:
+        return []
+    found, items = yaml_doc.get(text, edit.path, str(edit.file))
+    wanted = edit.item.get(edit.key)
+    return [
+        i
+        for i in (items if found and isinstance(items, list) else [])
+        if isinstance(i, dict) and i.get(edit.key) == wanted and not same(i, edit.item)
+    ]
 
 
 def _owned_file(edit: OwnedFile, text: str | None, ledger: Ledger, *, force: bool) -> Step:

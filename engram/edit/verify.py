@@ -94,7 +94,7 @@ def _strip(data: Any, edit: Edit) -> None:
     if len(chain) == len(edit.path) + 1:
         leaf = chain[-1]
         if isinstance(edit, AddToList | RemoveFromList) and isinstance(leaf, list):
-            leaf[:] = [i for i in leaf if not same(i, edit.item)]
+            leaf[:] = [i for i in leaf if not _same_entry(i, edit)]
         else:
             chain[-1] = None
     # Walk back up: drop what was removed and every container that is now empty.
@@ -104,6 +104,15 @@ def _strip(data: Any, edit: Edit) -> None:
             del chain[depth - 1][edit.path[depth - 1]]
         else:
             return
+
+
+def _same_entry(item: Any, edit: AddToList | RemoveFromList) -> bool:
+    """``item`` is the edit's element, or (a keyed AddToList, forced) the one it replaced."""
+    if same(item, edit.item):
+        return True
+    key = edit.key if isinstance(edit, AddToList) else None
+    wanted = edit.item.get(key) if key and isinstance(edit.item, dict) else None
+    return wanted is not None and isinstance(item, dict) and item.get(key) == wanted
 
 
 def _check(ok: bool, where: str, what: str) -> None:

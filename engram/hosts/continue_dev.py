@@ -90,7 +90,7 @@ class Continue(Host):
         edits: list[Edit] = []
         if not path.exists():
             edits += [SetValue(path, DocFormat.YAML, (key,), value) for key, value in REQUIRED]
-        edits.append(AddToList(path, DocFormat.YAML, SERVERS, self.server(ctx)))
+        edits.append(AddToList(path, DocFormat.YAML, SERVERS, self.server(ctx), key="name"))
         return edits
 
     def unlink_plan(self, ctx: HostContext) -> LinkPlan:

@@ -234,3 +234,26 @@ def test_a_yaml_config_the_host_cannot_read_is_never_written(
     assert out.startswith("error: ") and out.count("\n") == 1, out
     assert says in out
     assert snapshot(sandbox.home, sandbox.workspace) == before
+
+
+def test_continue_keeps_a_hand_written_engram_server_unless_forced(
+    sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = sandbox.home / ".continue/config.yaml"
+    config.parent.mkdir(parents=True)
+    mine = (
+        "name: c\nversion: 1.0.0\nschema: v1\n"
+        "mcpServers:\n  - name: engram  # my own build\n    command: /opt/engram-dev\n"
+    )
+    config.write_text(mine)
+    code, out = engram(capsys, "link", "continue", "--global")
+    assert code == 1 and "name: engram" in out and "--force" in out
+    assert config.read_text() == mine  # no second engram server
+    code, out = engram(capsys, "link", "continue", "--global", "--force")
+    assert code == 0, out
+    servers = read_document(config, DocFormat.YAML)["mcpServers"]  # type: ignore[index]
+    assert [s["command"] for s in servers] == [registered(config, ("mcpServers",))["command"]]  # type: ignore[index]
+    code, out = engram(capsys, "unlink", "continue", "--global")
+    assert code == 0, out
+    back = read_document(config, DocFormat.YAML)
+    assert back["mcpServers"] == [{"name": "engram", "command": "/opt/engram-dev"}]  # type: ignore[index]

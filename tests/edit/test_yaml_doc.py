@@ -236,3 +236,27 @@ def test_generated_documents_round_trip(text: str, path: tuple[str, ...]) -> Non
     assert found and value == GOOSE
     assert yaml_doc.remove_value(new, path, inserted) == text
     assert before == yaml_doc.load(text)
+
+
+def test_a_keyed_item_engram_wrote_is_replaced_on_relink(sandbox: Sandbox) -> None:
+    from engram.edit.engine import apply, reverse
+    from engram.edit.ledger import Ledger
+
+    config = sandbox.home / ".continue/config.yaml"
+    config.parent.mkdir(parents=True)
+    original = LISTS["continue-indented"]
+    config.write_text(original)
+    ledger = Ledger.at(sandbox.data_dir)
+
+    def plan(command: str) -> LinkPlan:
+        item = {**CONTINUE, "command": command}
+        edit = AddToList(config, DocFormat.YAML, ("mcpServers",), item, key="name")
+        return LinkPlan("test", Scope.GLOBAL, [edit], root=sandbox.home)
+
+    apply([plan("engram-mcp")], ledger)
+    (report,) = apply([plan("/new/engram-mcp")], ledger)  # an upgrade re-pins the command
+    assert not report.conflicts
+    servers = yaml_doc.load(config.read_text())["mcpServers"]
+    assert [s["command"] for s in servers if s["name"] == "engram"] == ["/new/engram-mcp"]
+    reverse("test", Scope.GLOBAL, ledger)
+    assert config.read_text() == original

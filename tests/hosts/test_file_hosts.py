@@ -110,7 +110,7 @@ def test_continue_global_appends_to_config_yaml(sandbox: Sandbox, context: MakeC
     config.write_text("name: Mine\nversion: 1.0.0\nschema: v1\n")
     edits = find_host("continue").link_plan(context(G)).edits
     assert edits[0] == AddToList(
-        config, DocFormat.YAML, ("mcpServers",), {"name": "engram", **PLAIN}
+        config, DocFormat.YAML, ("mcpServers",), {"name": "engram", **PLAIN}, key="name"
     )
 
 

@@ -42,6 +42,8 @@ def test_login_sets_a_hardened_cookie_and_pages_carry_a_strict_csp(world: World)
         "/dashboard/login"
     )
     form = client.get("/dashboard/login")
+    # The sign-in page says which token to paste and how to get one.
+    assert "egc_" in form.text and "engram cloud token issue" in form.text
     csrf = re.search(r'name="csrf" value="([^"]+)"', form.text).group(1)  # type: ignore[union-attr]
     done = client.post(
         "/dashboard/login", data={"token": world.admin_token, "csrf": csrf}, follow_redirects=False

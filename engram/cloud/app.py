@@ -20,11 +20,13 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
 from engram.browser_guard import BrowserGuard, is_loopback
+from engram.cloud.faults import FAULT_HANDLERS
 from engram.cloud.problems import CloudProblem
 from engram.cloud.routes.requests import CloudContext, problem_response
 from engram.cloud.settings import CloudSettings
 from engram.cloud.store.db import CloudStore
 from engram.errors import EngramError
+from engram.nul_guard import NulGuard
 
 ROUTE_GROUPS: list[str] = [
     "engram.cloud.routes.health",
@@ -51,8 +53,8 @@ def create_app(
     """The app over an open store (the caller closes the store)."""
     app = Starlette(
         routes=collect_routes(ROUTE_GROUPS if groups is None else groups),
-        middleware=browser_guard(settings),
-        exception_handlers={CloudProblem: problem_response},
+        middleware=[*browser_guard(settings), Middleware(NulGuard, refusal=_nul_refusal)],
+        exception_handlers={CloudProblem: problem_response, **FAULT_HANDLERS},
     )
     app.state.cloud = CloudContext(settings=settings, store=store)
     return app
@@ -74,6 +76,10 @@ def browser_guard(settings: CloudSettings) -> list[Middleware]:
 
 def _refusal(reason: str, message: str) -> dict[str, object]:
     return CloudProblem(403, "policy", reason, message).envelope()
+
+
+def _nul_refusal(message: str) -> dict[str, object]:
+    return CloudProblem(400, "invalid_request", "nul_byte", message).envelope()
 
 
 def _listen(settings: CloudSettings) -> socket.socket:

@@ -96,14 +96,7 @@ class ScratchPostgres:
             "--no-sync",
             "--locale=C",
         )
-        options = (
-            f"-p {self.port} -k {self.socket_dir} -c listen_addresses=127.0.0.1"
-            " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-            " -c max_connections=200"
-            # Dynamic shared memory in the data dir, not /dev/shm: several clusters of several
-            # users on one machine never meet there. No parallel workers either.
-            " -c dynamic_shared_memory_type=mmap -c max_parallel_workers_per_gather=0"
-        )
+        options = self._options()
         self._run(
             _binary("pg_ctl"),
             "-D",
@@ -119,6 +112,16 @@ class ScratchPostgres:
         )
         self.create_database("engram")
 
+    def _options(self) -> str:
+        return (
+            f"-p {self.port} -k {self.socket_dir} -c listen_addresses=127.0.0.1"
+            " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+            " -c max_connections=200"
+            # Dynamic shared memory in the data dir, not /dev/shm: several clusters of several
+            # users on one machine never meet there. No parallel workers either.
+            " -c dynamic_shared_memory_type=mmap -c max_parallel_workers_per_gather=0"
+        )
+
     def create_database(self, name: str) -> str:
         """Create an empty database and return its URL."""
         self._run(
@@ -132,6 +135,26 @@ class ScratchPostgres:
             name,
         )
         return self.database_url(name)
+
+    def restart(self, down_s: float = 0.0) -> None:
+        """Stop the server (fast mode: every client connection is cut), stay down ``down_s``
+        seconds, start it again on the same port with the same data."""
+        data = str(self.root / "data")
+        self._run(_binary("pg_ctl"), "-D", data, "-m", "fast", "-w", "stop")
+        time.sleep(down_s)
+        self._run(
+            _binary("pg_ctl"),
+            "-D",
+            data,
+            "-l",
+            str(self.root / "server.log"),
+            "-w",
+            "-t",
+            "60",
+            "-o",
+            self._options(),
+            "start",
+        )
 
     def stop(self) -> None:
         """Stop the server (fast mode) and delete its folder; when ``pg_ctl`` cannot run, the

@@ -23,6 +23,7 @@ from starlette.routing import BaseRoute
 
 from engram.http.guard import LocalOnly
 from engram.http.token_gate import TokenGate
+from engram.nul_guard import NulGuard
 
 if TYPE_CHECKING:
     from engram.store.db import Store
@@ -105,6 +106,7 @@ def build_app(
         middleware=[
             Middleware(LocalOnly, extra_hosts=extra_hosts),
             Middleware(TokenGate, everywhere=token_everywhere),
+            Middleware(NulGuard, refusal=_nul_refusal),
         ],
         exception_handlers={404: _not_found, 405: _not_allowed},
         lifespan=lifespan,
@@ -119,6 +121,10 @@ def _git_sync_status(store: Store, project: str) -> dict[str, Any]:
     from engram.sync.status import runtime_status
 
     return runtime_status(store, project)
+
+
+def _nul_refusal(message: str) -> dict[str, object]:
+    return {"error": message, "code": "http.nul_byte"}
 
 
 async def _not_found(request: Request, exc: Exception) -> Response:

@@ -22,6 +22,7 @@ from starlette.responses import JSONResponse, Response
 from engram.errors import EngramError
 from engram.http import guard
 from engram.http.problems import HttpProblem, bad_request, from_engram_error
+from engram.nul_guard import holds_nul
 
 if TYPE_CHECKING:
     from engram.store.db import Store
@@ -53,7 +54,7 @@ class Call:
     def path_id(self, name: str = "id") -> int:
         """A positive integer path parameter (400 ``http.bad_id`` otherwise)."""
         raw = self.path_text(name)
-        if not raw.isdigit() or int(raw) <= 0:
+        if not (raw.isascii() and raw.isdigit()) or int(raw) <= 0:  # "١٢" is no id
             raise bad_request("http.bad_id", f"{name} must be a positive integer, got {raw!r}")
         return int(raw)
 
@@ -66,12 +67,15 @@ class Call:
         raw = self.query(name)
         if raw is None or raw.strip() == "":
             return default
-        try:
-            return int(raw.strip())
-        except ValueError:
+        text = raw.strip()
+        digits = text[1:] if text.startswith("-") else text
+        if not (
+            digits.isascii() and digits.isdigit()
+        ):  # ASCII digits only: no "1_0", no other scripts
             raise bad_request(
                 "http.bad_query", f"query parameter {name} must be an integer, got {raw!r}"
-            ) from None
+            )
+        return int(text)
 
     def query_flag(self, name: str) -> bool:
         """A boolean query parameter: true/1/yes/on or false/0/no/off (400 otherwise)."""
@@ -206,7 +210,7 @@ async def _read_body(request: Request, limit: int, parse: bool) -> Any:
     if not text.strip():
         return None  # routes that need fields say so (``Call.fields``)
     try:
-        return json.loads(text)
+        parsed = json.loads(text)
     except (ValueError, RecursionError) as exc:  # ValueError: also a number of 4,300+ digits
         message = getattr(exc, "msg", None) or (
             "nested too deeply" if isinstance(exc, RecursionError) else "a number is too long"
@@ -214,6 +218,9 @@ async def _read_body(request: Request, limit: int, parse: bool) -> Any:
         raise bad_request(
             "http.bad_json", f"the request body is not valid JSON: {message}"
         ) from None
+    if holds_nul(parsed):
+        raise bad_request("http.nul_byte", "the request body holds a NUL character")
+    return parsed
 
 
 def _too_large(limit: int) -> HttpProblem:

@@ -9,6 +9,7 @@ h11 protocol class that:
   its start (a fresh connection, or the end of the previous response on a kept-alive one);
 - closes one whose body sends nothing for ``body_timeout_s`` (or takes longer than
   :data:`BODY_TOTAL_FACTOR` times that in all);
+- answers a request h11 cannot parse (a NUL in a header) with the JSON envelope, not text;
 - when ``max_connections`` are open, makes room for a new connection by closing the oldest one
   still waiting for its request headers; if every connection is busy in the app (an open MCP
   stream, a slow export), the new one is closed instead.
@@ -21,6 +22,7 @@ A request being answered (or an MCP stream being served) has no deadline. The li
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import time
 from collections.abc import Mapping
@@ -88,6 +90,25 @@ class _SlowClientGuard(H11Protocol):
     def on_response_complete(self) -> None:
         super().on_response_complete()
         self._follow()
+
+    def send_400_response(self, msg: str) -> None:
+        """A request h11 cannot parse (a NUL in a header, a broken request line): the JSON
+        envelope like every other answer, then the connection closes."""
+        body = json.dumps({"error": f"refused: {msg}", "code": "http.bad_request"}).encode()
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", b"%d" % len(body)),
+            (b"connection", b"close"),
+        ]
+        try:
+            self.transport.write(
+                self.conn.send(h11.Response(status_code=400, headers=headers)) or b""
+            )
+            self.transport.write(self.conn.send(h11.Data(data=body)) or b"")
+            self.transport.write(self.conn.send(h11.EndOfMessage()) or b"")
+        except h11.LocalProtocolError:
+            pass  # a response had already started: just close
+        self.transport.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._timer is not None:

@@ -21,6 +21,7 @@ from engram.cloud.new_projects import project_name
 from engram.cloud.problems import CloudProblem, invalid, too_large
 from engram.cloud.settings import CloudSettings
 from engram.cloud.store.db import CloudStore
+from engram.nul_guard import holds_nul
 
 T = TypeVar("T")
 
@@ -55,6 +56,8 @@ async def read_json(request: Request, limit: int) -> dict[str, Any]:
         raise invalid("invalid_json", "the body is not valid JSON") from exc
     if not isinstance(parsed, dict):
         raise invalid("invalid_json", "the body must be a JSON object")
+    if holds_nul(parsed):
+        raise invalid("nul_byte", "the body holds a NUL character; nothing was stored")
     return parsed
 
 
@@ -85,8 +88,8 @@ def int_param(request: Request, name: str, default: int) -> int:
     raw = request.query_params.get(name, "")
     if raw == "":
         return default
-    if not raw.isdigit():
-        raise invalid("invalid_query", f"{name} must be a non-negative integer")
+    if not (raw.isascii() and raw.isdigit()):
+        raise invalid("invalid_query", f"{name} must be a non-negative integer (ASCII digits)")
     return int(raw)
 
 

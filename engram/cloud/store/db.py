@@ -49,7 +49,10 @@ class CloudStore:
             max_size=max_size,
             kwargs={"row_factory": dict_row},
             open=False,
-            timeout=30.0,
+            # A connection is checked before it is handed out: after a Postgres restart the
+            # dead ones are replaced instead of failing the request.
+            check=ConnectionPool.check_connection,
+            timeout=10.0,
             name="engram-cloud",
         )
 

@@ -79,7 +79,7 @@ def compare(call: Call) -> Any:
 def show(call: Call) -> Any:
     """GET /conflicts/{relation_id} — one relation with both memories' snippets."""
     raw = call.path_text("relation_id")
-    if not raw.isdigit():
+    if not (raw.isascii() and raw.isdigit()):
         raise bad_request("http.bad_id", f"relation_id must be an integer, got {raw!r}")
     return conflicts.show_conflict(call.store, int(raw)).to_dict()
 

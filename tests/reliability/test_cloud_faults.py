@@ -1,0 +1,77 @@
+"""Faults answer in JSON and heal: a real Postgres restarted under a running cloud server.
+
+While the database is down the server answers the JSON envelope (503 + ``Retry-After``); once
+it is back, pooled connections are checked before use and requests succeed again — never a
+plain-text 500. A NUL byte anywhere is a 400 envelope; ids are ASCII digits only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx2 as httpx
+import pytest
+
+from engram.cloud.scratch_postgres import ScratchPostgres
+from tests.cloud.conftest import SYNC_TOKEN, StartServer, server_env
+from tests.cloud.entries import observation
+
+AUTH = {"Authorization": f"Bearer {SYNC_TOKEN}"}
+
+
+@pytest.fixture
+def own_postgres() -> Iterator[ScratchPostgres]:
+    """A Postgres of this test alone: restarting it disturbs no other test."""
+    pg = ScratchPostgres.start()
+    try:
+        yield pg
+    finally:
+        pg.stop()
+
+
+def _json_envelope(reply: httpx.Response) -> dict[str, object]:
+    assert reply.headers["content-type"].startswith("application/json"), reply.text
+    body = reply.json()
+    assert isinstance(body, dict) and "error_code" in body and "error_class" in body, body
+    return body
+
+
+def test_a_postgres_restart_heals_without_plain_text_500s(
+    own_postgres: ScratchPostgres, start_server: StartServer
+) -> None:
+    url = own_postgres.create_database("faults")
+    server = start_server(server_env(url))
+    client = httpx.Client(base_url=server.url, headers=AUTH, timeout=60)
+    push = {"project": "p", "entries": [observation("dev", 1)]}
+    assert client.post("/sync/mutations/push", json=push).status_code == 200
+
+    own_postgres.restart()
+    for _ in range(6):  # every pooled connection died with the old server
+        reply = client.get("/sync/mutations/pull?project=p")
+        assert reply.status_code in (200, 503), reply.text
+        if reply.status_code == 503:
+            assert _json_envelope(reply)["error_code"] == "database_unavailable"
+            assert reply.headers["retry-after"].isdigit()
+    assert client.get("/sync/mutations/pull?project=p").status_code == 200
+    push = {"project": "p", "entries": [observation("dev", 2)]}
+    assert client.post("/sync/mutations/push", json=push).status_code == 200
+
+
+def test_nul_bytes_and_unicode_digits_are_400_envelopes(
+    start_server: StartServer, database_url: str
+) -> None:
+    server = start_server(server_env(database_url))
+    client = httpx.Client(base_url=server.url, headers=AUTH, timeout=30)
+    for path in (
+        "/sync/mutations/pull?project=p%00q",
+        "/sync/pull?project=%00",
+        "/sync/mutations/pull?project=p&since=%D9%A1",  # ARABIC-INDIC DIGIT ONE
+        "/sync/mutations/pull%00?project=p",
+    ):
+        reply = client.get(path)
+        assert reply.status_code == 400, (path, reply.status_code, reply.text)
+        _json_envelope(reply)
+    body = {"project": "p\u0000q", "entries": [observation("dev", 1)]}
+    reply = client.post("/sync/mutations/push", json=body)
+    assert reply.status_code == 400
+    _json_envelope(reply)

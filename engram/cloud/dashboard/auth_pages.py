@@ -12,11 +12,11 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 
 from engram.cloud import identity
-from engram.cloud.auth import Principal, authenticate
+from engram.cloud.auth import TOKEN_PREFIX, Principal, authenticate, token_prefix
 from engram.cloud.dashboard.render import SECURITY_HEADERS, STATIC
 from engram.cloud.dashboard.screens import Screen, fresh_session, screen
 from engram.cloud.problems import CloudProblem
-from engram.cloud.store import auth_audit, principals
+from engram.cloud.store import auth_audit, dashboard_sessions, principals
 
 CONTENT_TYPES = {".css": "text/css", ".js": "text/javascript", ".svg": "image/svg+xml"}
 
@@ -29,7 +29,19 @@ def login_form(screen: Screen) -> Response:
     return screen.render("login.html", error="")
 
 
-def _audit_login(screen: Screen, principal: Principal | None, reason: str) -> None:
+# Refused sign-ins allowed in LOGIN_WINDOW_S from one client address, and for one claimed
+# principal (a managed token's public prefix, or "legacy" for the legacy admin token).
+LOGIN_WINDOW_S = 900
+CLIENT_FAILURES = 20
+PRINCIPAL_FAILURES = 10
+
+
+def _audit_login(
+    screen: Screen, principal: Principal | None, reason: str, claimed: str = ""
+) -> None:
+    metadata = {"client": _client(screen), "claimed": claimed}
+    if principal and principal.token_id:
+        metadata["token_id"] = principal.token_id
     auth_audit.record(
         screen.conn,
         event="dashboard.login",
@@ -38,16 +50,46 @@ def _audit_login(screen: Screen, principal: Principal | None, reason: str) -> No
         credential=principal.kind if principal else "none",
         route="dashboard.login",
         reason=reason,
-        metadata={"token_id": principal.token_id} if principal and principal.token_id else None,
+        metadata=metadata,
     )
+
+
+def _client(screen: Screen) -> str:
+    client = screen.request.client
+    return client.host if client else ""
+
+
+def _claimed(token: str) -> str:
+    return token_prefix(token) if token.startswith(TOKEN_PREFIX) else "legacy"
+
+
+def _rate_limited(screen: Screen, claimed: str) -> Response | None:
+    """429 (audited) once a client or a claimed principal had too many refused sign-ins."""
+    by_client, by_principal = dashboard_sessions.denied_logins(
+        screen.conn, client=_client(screen), claimed=claimed, window_s=LOGIN_WINDOW_S
+    )
+    if by_client < CLIENT_FAILURES and by_principal < PRINCIPAL_FAILURES:
+        return None
+    _audit_login(screen, None, "rate_limited", claimed)
+    response = screen.render(
+        "login.html",
+        status=429,
+        error=f"too many refused sign-ins; wait {LOGIN_WINDOW_S // 60} minutes and try again",
+    )
+    response.headers["Retry-After"] = str(LOGIN_WINDOW_S)
+    return response
 
 
 @screen("public")
 def login(screen: Screen) -> Response:
-    """POST /dashboard/login — check the token, start a session."""
+    """POST /dashboard/login — check the token, start a session (rate-limited)."""
     if screen.cloud.settings.insecure or screen.viewer.signed_in:
         return screen.redirect("/dashboard/")
     token = screen.form.get("token", "").strip()
+    claimed = _claimed(token)
+    limited = _rate_limited(screen, claimed)
+    if limited is not None:
+        return limited
     found = authenticate(screen.conn, screen.cloud.settings, f"Bearer {token}") if token else None
     principal = found if isinstance(found, Principal) else None
     reason = ""
@@ -55,7 +97,7 @@ def login(screen: Screen) -> Response:
         reason = "invalid_token"
     elif principal.kind not in ("managed", "legacy_admin"):
         reason, principal = "sync_token_not_for_dashboard", None
-    _audit_login(screen, principal, reason)
+    _audit_login(screen, principal, reason, claimed)
     if principal is None:
         message = (
             "the sync token cannot sign in to the dashboard; use your own token"
@@ -69,7 +111,11 @@ def login(screen: Screen) -> Response:
 
 @screen("public")
 def logout(screen: Screen) -> Response:
-    """POST /dashboard/logout — end the session."""
+    """POST /dashboard/logout — end the session, on the server too: the old cookie is refused
+    from now on, even if someone kept a copy."""
+    cookie = screen.cookie or {}
+    if cookie.get("sid"):
+        dashboard_sessions.sign_out(screen.conn, str(cookie["sid"]), int(cookie.get("exp", 0)))
     screen.session = {"logout": True}
     return screen.redirect("/dashboard/login")
 

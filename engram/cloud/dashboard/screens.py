@@ -49,6 +49,7 @@ class Screen:
     cloud: CloudContext
     form: dict[str, str] = field(default_factory=dict)
     session: dict[str, Any] | None = None  # set by a route to replace the session cookie
+    cookie: dict[str, Any] | None = None  # the verified data of the request's own cookie
 
     def query(self, name: str, default: str = "") -> str:
         """A query parameter, stripped."""
@@ -57,7 +58,8 @@ class Screen:
     def page_number(self) -> int:
         """``?page=N`` (1 when absent or not a positive number)."""
         raw = self.query("page", "1")
-        return int(raw) if raw.isdigit() and 0 < int(raw) < 1_000_000 else 1
+        digits = raw.isascii() and raw.isdigit()
+        return int(raw) if digits and 0 < int(raw) < 1_000_000 else 1
 
     def render(
         self, template: str, partial: str | None = None, status: int = 200, **context: Any
@@ -122,7 +124,7 @@ def screen(need: Need = "viewer") -> Callable[[Callable[[Screen], Response]], An
             def work() -> tuple[Response, dict[str, Any] | None]:
                 with cloud.store.transaction() as conn:
                     viewer = resolve(conn, cloud.settings, data, csrf)
-                    current = Screen(request, viewer, conn, cloud, form)
+                    current = Screen(request, viewer, conn, cloud, form, cookie=data)
                     refused = _gate(need, viewer)
                     if refused is not None and refused[0] == 401:
                         return current.redirect("/dashboard/login"), None
@@ -213,7 +215,8 @@ def pages(total: int, page: int, size: int = PAGE_SIZE) -> dict[str, Any]:
 
 def fresh_session(principal_kind: str, token_id: str | None) -> dict[str, Any]:
     """Session data for a new sign-in (a new CSRF token too)."""
-    data: dict[str, Any] = {"kind": principal_kind, "csrf": new_csrf()}
+    # sid: what sign-out records, so this cookie is refused afterwards (session.py is stateless)
+    data: dict[str, Any] = {"kind": principal_kind, "csrf": new_csrf(), "sid": new_csrf()}
     if token_id:
         data["token_id"] = token_id
     return data

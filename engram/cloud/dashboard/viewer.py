@@ -2,7 +2,7 @@
 
 Resolved from the session cookie on every request, against the database: a managed session
 names a token id, and a revoked token or a disabled user ends the session on the very next
-request. Who may do what:
+request; so does signing out (the session id is recorded as signed out). Who may do what:
 
 - anyone signed in (and everyone in insecure mode) reads the pages; a managed *member* sees only
   the projects granted to them (and allowlisted), admins every project;
@@ -18,7 +18,7 @@ from typing import Any
 
 from engram.cloud.auth import INSECURE, Principal, grant_key
 from engram.cloud.settings import CloudSettings
-from engram.cloud.store import principals, projects
+from engram.cloud.store import dashboard_sessions, principals, projects
 from engram.cloud.store.db import Conn
 
 LEGACY_ADMIN = Principal(id="legacy-admin", kind="legacy_admin", display_name="legacy-admin")
@@ -77,6 +77,9 @@ def resolve(
     if settings.insecure:
         return Viewer(INSECURE, csrf)
     if not session:
+        return Viewer(None, csrf)
+    sid = str(session.get("sid") or "")
+    if not sid or dashboard_sessions.is_signed_out(conn, sid):  # signed out: the cookie is dead
         return Viewer(None, csrf)
     kind = session.get("kind")
     if kind == "legacy_admin" and settings.admin_token:

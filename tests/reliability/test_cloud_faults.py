@@ -7,14 +7,19 @@ plain-text 500. A NUL byte anywhere is a 400 envelope; ids are ASCII digits only
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx2 as httpx
 import pytest
 
 from engram.cloud.scratch_postgres import ScratchPostgres
+from engram.testing import Sandbox
 from tests.cloud.conftest import SYNC_TOKEN, StartServer, server_env
 from tests.cloud.entries import observation
+from tests.cloud.laptops import Laptop
 
 AUTH = {"Authorization": f"Bearer {SYNC_TOKEN}"}
 
@@ -75,3 +80,29 @@ def test_nul_bytes_and_unicode_digits_are_400_envelopes(
     reply = client.post("/sync/mutations/push", json=body)
     assert reply.status_code == 400
     _json_envelope(reply)
+
+
+def test_the_client_retries_a_push_through_a_database_outage(
+    own_postgres: ScratchPostgres, start_server: StartServer, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    url = own_postgres.create_database("retries")
+    server = start_server(server_env(url))
+    laptop = Laptop(tmp_path / "a", sandbox.env(ENGRAM_CLOUD_TOKEN=SYNC_TOKEN))
+    laptop.ok("cloud", "config", "--server", server.url)
+    laptop.ok("cloud", "enroll", "team")
+    laptop.ok("save", "survives the outage", "pushed after a retry", "--project", "team")
+    # Postgres goes away for longer than the server's pool waits (10 s): the first push gets a
+    # 503 with Retry-After, the client waits and retries, the database is back by then.
+    outage = threading.Thread(target=own_postgres.restart, kwargs={"down_s": 18.0})
+    outage.start()
+    time.sleep(1.0)
+    try:
+        done = laptop.run("sync", "--cloud", "--project", "team")
+    finally:
+        outage.join()
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    pulled = httpx.get(
+        f"{server.url}/sync/mutations/pull?project=team", headers=AUTH, timeout=30
+    ).text
+    assert "survives the outage" in pulled

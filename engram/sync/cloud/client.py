@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
@@ -21,6 +22,9 @@ from engram.sync.mutation import Mutation
 
 log = logging.getLogger("engram.autosync")
 TIMEOUT_S = 30.0
+# Waits before each retry of an idempotent push or pull that failed transiently.
+RETRY_DELAYS_S = (0.5, 1.0, 2.0, 4.0)
+MAX_RETRY_WAIT_S = 10.0
 
 REMEDIES = {
     "auth_required": "check ENGRAM_CLOUD_TOKEN (or the project's --token); rotate it if revoked",
@@ -42,11 +46,20 @@ REPAIR_HINT = (
 class CloudSyncError(Exception):
     """A cloud request that failed, with its reason code."""
 
-    def __init__(self, reason_code: str, message: str, *, status: int = 0) -> None:
+    def __init__(
+        self, reason_code: str, message: str, *, status: int = 0, retry_after: float = 0.0
+    ) -> None:
         super().__init__(message)
         self.reason_code = reason_code
         self.message = message
         self.status = status
+        self.retry_after = retry_after  # the server's Retry-After, in seconds (0: none)
+
+    @property
+    def transient(self) -> bool:
+        """A failure worth retrying: no answer at all, or a 5xx (a database restart behind an
+        older server answers 500)."""
+        return self.reason_code == "transport_failed" and (self.status == 0 or self.status >= 500)
 
     def remedy(self) -> str:
         """What to do next for this reason."""
@@ -64,15 +77,38 @@ class CloudClient:
         return self._request("GET", "/health")
 
     def push_mutations(self, project: str, mutations: Sequence[Mutation]) -> dict[str, Any]:
+        """Push a batch; idempotent (the server keeps each origin/seq once), so retried."""
         body = {"project": project, "entries": [m.to_dict() for m in mutations]}
-        return self._request("POST", "/sync/mutations/push", body=body)
+        return self._retried("POST", "/sync/mutations/push", body=body)
 
     def pull_mutations(self, project: str, since: int, limit: int = 500) -> dict[str, Any]:
         query = {"project": project, "since": since, "limit": limit}
-        return self._request("GET", "/sync/mutations/pull", query=query)
+        return self._retried("GET", "/sync/mutations/pull", query=query)
 
     def manifest(self, project: str) -> dict[str, Any]:
-        return self._request("GET", "/sync/pull", query={"project": project})
+        return self._retried("GET", "/sync/pull", query={"project": project})
+
+    def _retried(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: dict[str, Any] | None = None,
+        body: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """An idempotent request, retried with backoff (or the server's ``Retry-After``, at
+        most :data:`MAX_RETRY_WAIT_S`) while it fails transiently (see
+        :attr:`CloudSyncError.transient`)."""
+        for delay in RETRY_DELAYS_S:
+            try:
+                return self._request(method, path, query=query, body=body)
+            except CloudSyncError as exc:
+                if not exc.transient:
+                    raise
+                wait = min(exc.retry_after or delay, MAX_RETRY_WAIT_S)
+                log.debug("[cloud] %s %s: %s; retrying in %.1fs", method, path, exc.message, wait)
+                time.sleep(wait)
+        return self._request(method, path, query=query, body=body)
 
     def admin(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
         """One ``/admin/*`` call with this remote's (managed admin) token; a JSON array comes
@@ -130,7 +166,12 @@ def _from_status(exc: urllib.error.HTTPError, path: str) -> CloudSyncError:
         log.error("[autosync] cloud mutation endpoint returned 404 (server_unsupported)")
         return CloudSyncError("transport_failed", "server_unsupported: " + message, status=status)
     if status >= 500 or not code:
+        raw_wait = (exc.headers.get("Retry-After") or "").strip() if exc.headers else ""
+        wait = float(raw_wait) if raw_wait.isascii() and raw_wait.isdigit() else 0.0
         return CloudSyncError(
-            "transport_failed", f"server answered {status}: {message}", status=status
+            "transport_failed",
+            f"server answered {status}: {message}",
+            status=status,
+            retry_after=wait,
         )
     return CloudSyncError(code, message, status=status)

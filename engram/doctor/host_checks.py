@@ -102,7 +102,7 @@ def check_strict_json(ctx: DoctorContext) -> Iterator[Finding]:
     for host, paths in strict_json_files(ctx).items():
         if not ctx.wants_host(host):
             continue
-        dialect = Dialect.JSON_COMMENTS if host in ("gemini", "qwen") else Dialect.JSON
+        dialect = Dialect.JSON_COMMENTS if host in ("gemini", "qwen", "droid") else Dialect.JSON
         for path in paths:
             try:
                 text = path.read_text(encoding="utf-8-sig")

@@ -1,7 +1,9 @@
 """Factory Droid: ``mcpServers.engram`` in ``.factory/mcp.json`` / ``~/.factory/mcp.json``.
 
 The entry is what ``droid mcp add`` writes (``type: "stdio"``, ``command``, ``args``,
-``disabled: false``); ``droid mcp list`` starts every server and says ``connected``. Hooks
+``disabled: false``); ``droid mcp list`` starts every server and says ``connected``. Droid reads
+its files with comments but refuses a trailing comma (``droid doctor --config`` says where), so
+comments are kept and a trailing comma is refused before link writes. Hooks
 follow Claude Code's shape under ``hooks`` in ``.factory/settings.json`` /
 ``~/.factory/settings.json`` (timeouts in seconds), and ``SessionStart`` /
 ``UserPromptSubmit`` answers carry ``hookSpecificOutput.additionalContext`` into the model.
@@ -16,6 +18,7 @@ from engram.edit.plan import DocFormat, JSONValue, Scope
 from engram.hosts.base import Host, HostFiles, McpHost, McpTarget
 from engram.hosts.context import Base, HostContext, Location
 from engram.hosts.hookspecs import hookimpl
+from engram.hosts.syntax import Dialect
 
 
 class FactoryDroid(McpHost):
@@ -24,6 +27,7 @@ class FactoryDroid(McpHost):
     name = "droid"
     title = "Factory Droid"
     aliases = ("factory", "factory-droid")
+    dialect = Dialect.JSON_COMMENTS
     programs = ("droid",)
     config_dirs = (Location(Base.HOME, ".factory"),)
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
@@ -32,18 +36,20 @@ class FactoryDroid(McpHost):
     }
     mcp: ClassVar[dict[Scope, McpTarget]] = {
         Scope.WORKSPACE: McpTarget(
-            (Location(Base.WORKSPACE, ".factory/mcp.json"),), DocFormat.JSON
+            (Location(Base.WORKSPACE, ".factory/mcp.json"),), DocFormat.JSONC
         ),
-        Scope.GLOBAL: McpTarget((Location(Base.HOME, ".factory/mcp.json"),), DocFormat.JSON),
+        Scope.GLOBAL: McpTarget((Location(Base.HOME, ".factory/mcp.json"),), DocFormat.JSONC),
     }
     files: ClassVar[dict[Scope, HostFiles]] = {
         Scope.WORKSPACE: HostFiles(
             hooks=Location(Base.WORKSPACE, ".factory/settings.json"),
+            hooks_format=DocFormat.JSONC,
             instructions=Location(Base.WORKSPACE, "AGENTS.md"),
             skills=Location(Base.WORKSPACE, ".factory/skills"),
         ),
         Scope.GLOBAL: HostFiles(
             hooks=Location(Base.HOME, ".factory/settings.json"),
+            hooks_format=DocFormat.JSONC,
             instructions=Location(Base.HOME, ".factory/AGENTS.md"),
             skills=Location(Base.HOME, ".factory/skills"),
         ),

@@ -39,9 +39,9 @@ CASES = [
     ("qwen", True, "~/.qwen/settings.json", COMMENTS, ("mcpServers", "engram")),
     ("auggie", False, ".augment/settings.json", STRICT, ("mcpServers", "engram")),
     ("auggie", True, "~/.augment/settings.json", STRICT, ("mcpServers", "engram")),
-    ("droid", False, ".factory/mcp.json", STRICT, ("mcpServers", "engram")),
+    ("droid", False, ".factory/mcp.json", COMMENTS, ("mcpServers", "engram")),
     ("droid", True, "~/.factory/mcp.json", STRICT, ("mcpServers", "engram")),
-    ("droid", True, "~/.factory/settings.json", STRICT, ("hooks", "SessionStart")),
+    ("droid", True, "~/.factory/settings.json", COMMENTS, ("hooks", "SessionStart")),
     ("qwen", False, ".qwen/settings.json", COMMENTS, ("hooks", "UserPromptSubmit")),
     ("amp", False, ".amp/settings.json", AMP, ("amp.mcpServers", "engram")),
     ("amp", True, "~/.config/amp/settings.json", AMP, ("amp.mcpServers", "engram")),
@@ -152,13 +152,30 @@ def test_kimi_workspace_says_where_kimi_reads_servers_and_writes_no_mcp_file(
 def test_a_comment_in_a_strict_json_host_file_is_refused_untouched(
     sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = target(sandbox, "~/.factory/mcp.json")
+    path = target(sandbox, "~/.kimi/mcp.json")
     path.parent.mkdir(parents=True)
     path.write_text('{\n  // mine\n  "mcpServers": {}\n}\n')
     before = path.read_bytes()
-    code, out = engram(capsys, "link", "droid", "--global")
+    code, out = engram(capsys, "link", "kimi", "--global")
     assert code == 1
-    assert "Factory Droid cannot read it (line 2, column 3: a comment" in out
+    assert "Kimi Code CLI cannot read it (line 2, column 3: a comment" in out
+    assert path.read_bytes() == before
+
+
+def test_droid_keeps_comments_but_refuses_a_trailing_comma(
+    sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Droid reads comments and rejects trailing commas (`droid doctor --config`, Droid 0.225).
+    path = target(sandbox, ".factory/mcp.json")
+    path.parent.mkdir(parents=True)
+    path.write_text('{\n  // mine\n  "mcpServers": {}\n}\n')
+    code, out = engram(capsys, "link", "droid")
+    assert code == 0, out
+    assert path.read_text().startswith('{\n  // mine\n  "mcpServers": {')
+    path.write_text('{\n  "mcpServers": {},\n}\n')
+    before = path.read_bytes()
+    code, out = engram(capsys, "link", "droid", "--force")
+    assert code == 1 and "a trailing comma" in out, out
     assert path.read_bytes() == before
 
 

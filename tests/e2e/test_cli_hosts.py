@@ -183,6 +183,28 @@ def test_droid_connects_in_both_scopes_and_runs_the_hooks(box: Hosts) -> None:
     run_every_hook(box, "droid", box.sandbox.home / ".factory/settings.json")
 
 
+def droid_config_check(box: Hosts) -> dict[str, Any]:
+    out = cli(box, "droid", "doctor", "--config", "--json")
+    report = json.loads(out[out.index("{") :])
+    (check,) = [r for r in report["results"] if r["category"] == "configuration"]
+    return check
+
+
+def test_droid_validates_the_hook_and_server_files_link_wrote(box: Hosts) -> None:
+    settings = box.sandbox.workspace / ".factory/settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{\n  // my droid settings\n  "model": "sonnet"\n}\n')
+    box.engram("link", "droid")
+    box.engram("link", "droid", "--global")
+    check = droid_config_check(box)  # Droid's own schema check of every settings/mcp file
+    assert check["status"] == "pass", check
+    # ...which does fail on a hook Droid cannot read
+    broken = json.loads(settings.read_text().replace("// my droid settings", ""))
+    broken["hooks"]["SessionStart"][0]["hooks"][0]["timeout"] = "ten"
+    settings.write_text(json.dumps(broken))
+    assert droid_config_check(box)["status"] == "fail"
+
+
 def test_amp_lists_workspace_and_global_servers(box: Hosts) -> None:
     step = next_step(box.engram("link", "amp").stdout)
     assert "amp mcp approve engram" in step and "log in" in step

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from engram.cli.output import emit_json, warn
+from engram.cli.output import emit_json, plural, warn
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print stable JSON.")]
 
@@ -128,24 +128,29 @@ def rescue_command(
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Give selected legacy rows that carry no project an owner (no server token needed)."""
+    """Give legacy rows that carry no project an owner: every legacy row of the project
+    (sessions whose directory is the project's, and their records), or only the ids given."""
     from engram.cli.selection import open_store
-    from engram.memory.rescue import rescue_ownership
+    from engram.memory.rescue import rescue_legacy_rows, rescue_ownership
 
     with open_store() as store:
-        report = rescue_ownership(
-            store,
-            project,
-            session_ids=session or [],
-            observation_ids=observation or [],
-            prompt_ids=prompt or [],
-        )
+        if not (session or observation or prompt):
+            report = rescue_legacy_rows(store, project)
+        else:
+            report = rescue_ownership(
+                store,
+                project,
+                session_ids=session or [],
+                observation_ids=observation or [],
+                prompt_ids=prompt or [],
+            )
     if as_json:
         emit_json(report.to_dict())
         return
     typer.echo(
-        f"moved {report.rescued_sessions} sessions, {report.rescued_observations} observations,"
-        f" {report.rescued_prompts} prompts to {report.target_project!r}"
+        f"moved {plural(report.rescued_sessions, 'session')},"
+        f" {plural(report.rescued_observations, 'observation')},"
+        f" {plural(report.rescued_prompts, 'prompt')} to {report.target_project!r}"
     )
     for item in report.blocked:
         owner = f" (owned by {item.owned_by!r})" if item.owned_by else ""

@@ -112,6 +112,43 @@ def rescue_ownership(
     return report
 
 
+def rescue_legacy_rows(store: Store, target_project: str) -> RescueReport:
+    """Rescue every legacy row of ``target_project`` (``rescue-ownership --project P`` without
+    ids): the unowned sessions whose directory is detected as that project, and the unowned
+    observations and prompts of those sessions or of sessions the project already owns."""
+    target = normalize_project_name(target_project).name
+    with store.read() as conn:
+        unowned = ownership.unowned_sessions(conn)
+    sessions = [sid for sid, directory in unowned if _directory_project(directory) == target]
+    with store.read() as conn:
+        observation_ids, prompt_ids = ownership.unowned_records_of(conn, sessions, target)
+    if not (sessions or observation_ids or prompt_ids):
+        return RescueReport(target)
+    return rescue_ownership(
+        store,
+        target,
+        session_ids=sessions,
+        observation_ids=observation_ids,
+        prompt_ids=prompt_ids,
+    )
+
+
+def _directory_project(directory: str) -> str:
+    """The project a session's directory stands for ("" when it names none)."""
+    import os
+
+    from engram.memory.project import detect_project
+
+    if not directory.strip():
+        return ""
+    try:
+        if os.path.isdir(directory):
+            return detect_project(directory).project
+        return normalize_project_name(os.path.basename(directory.rstrip("/\\"))).name
+    except EngramError:
+        return ""
+
+
 def _plan_sessions(conn: Any, ids: list[str], target: str, report: RescueReport) -> list[str]:
     moving = []
     for sid in ids:

@@ -90,3 +90,30 @@ def _assign(conn: sqlite3.Connection, table: str, ids: list[object], project: st
         )
         changed += cursor.rowcount
     return changed
+
+
+def unowned_sessions(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """``(id, directory)`` of every session that carries no project."""
+    rows = conn.execute(
+        "SELECT id, coalesce(directory, '') FROM sessions WHERE trim(coalesce(project, '')) = ''"
+        " ORDER BY id"
+    )
+    return [(str(row[0]), str(row[1])) for row in rows]
+
+
+def unowned_records_of(
+    conn: sqlite3.Connection, session_ids: Sequence[str], project: str
+) -> tuple[list[int], list[int]]:
+    """Live observation ids and prompt ids that carry no project and whose session is one of
+    ``session_ids`` or is owned by ``project``."""
+    marks = ",".join("?" * len(session_ids)) or "NULL"
+    found: list[list[int]] = []
+    for table, live in (("observations", " AND r.deleted_at IS NULL"), ("user_prompts", "")):
+        rows = conn.execute(
+            f"SELECT r.id FROM {table} r LEFT JOIN sessions s ON s.id = r.session_id"
+            f" WHERE trim(coalesce(r.project, '')) = ''{live}"
+            f" AND (r.session_id IN ({marks}) OR s.project = ?) ORDER BY r.id",
+            (*session_ids, project),
+        )
+        found.append([int(row[0]) for row in rows])
+    return found[0], found[1]

@@ -142,4 +142,61 @@ def test_cli_rescue_needs_no_server(sandbox: Sandbox) -> None:
         cwd=sandbox.workspace,
         timeout=60,
     )
-    assert text.returncode == 1 and "select at least one" in text.stderr
+    # No ids: every legacy row of the project (here the unowned records of sessions it owns).
+    assert text.returncode == 0 and text.stdout.startswith("moved "), text.stderr
+
+
+def test_rescue_without_ids_takes_every_legacy_row_of_the_project(sandbox: Sandbox) -> None:
+    repo = sandbox.workspace / "acme"
+    repo.mkdir()
+    with Store.open(sandbox.data_dir) as store:
+        conn = store.connection
+        for sid, directory in (
+            ("s-acme", str(repo)),
+            ("s-gone", "/old/laptop/acme"),
+            ("s-other", "/old/laptop/billing"),
+        ):
+            conn.execute(
+                "INSERT INTO sessions (id, project, directory, started_at) VALUES (?, '', ?, ?)",
+                (sid, directory, NOW),
+            )
+        conn.execute(
+            "INSERT INTO sessions (id, project, started_at) VALUES ('s-own', 'acme', ?)", (NOW,)
+        )
+        for key, session in (("a", "s-acme"), ("b", "s-gone"), ("c", "s-other"), ("d", "s-own")):
+            conn.execute(
+                "INSERT INTO observations (sync_id, session_id, title, content, project,"
+                " normalized_hash, created_at, updated_at) VALUES (?, ?, 't', 'c', '', 'h', ?, ?)",
+                (f"obs-{key}", session, NOW, NOW),
+            )
+    done = subprocess.run(
+        [str(ENGRAM), "projects", "rescue-ownership", "--project", "acme"],
+        capture_output=True,
+        text=True,
+        env=sandbox.env(),
+        cwd=sandbox.workspace,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "moved 2 sessions, 3 observations, 0 prompts to 'acme'" in done.stdout, done.stdout
+    with Store.open(sandbox.data_dir) as store:
+        rows = dict(store.connection.execute("SELECT sync_id, project FROM observations"))
+        assert rows == {"obs-a": "acme", "obs-b": "acme", "obs-c": "", "obs-d": "acme"}
+        sessions = dict(store.connection.execute("SELECT id, project FROM sessions"))
+        assert sessions["s-other"] == "" and sessions["s-gone"] == "acme"
+    # The ids only narrow it.
+    again = subprocess.run(
+        [
+            str(ENGRAM),
+            "projects",
+            "rescue-ownership",
+            "--project",
+            "billing",
+            "--session",
+            "s-other",
+        ],
+        capture_output=True,
+        text=True,
+        env=sandbox.env(),
+        cwd=sandbox.workspace,
+    )
+    assert "moved 1 session, 0 observations, 0 prompts to 'billing'" in again.stdout, again.stdout

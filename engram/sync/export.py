@@ -107,12 +107,20 @@ def export_chunk(store: Store, folder: SyncFolder, *, project: str | None) -> Ex
             return ExportReport(None, 0, (), None)
         origin = sync_journal.device_id(conn)
         written: list[str] = []
-        for group in _groups(rows, [export_line(origin, row) for row in rows]):
-            chunk = encode_chunk(origin, now, [line for _, line in group])
+        go_form = folder.holds_go_chunks()
+        # A Go chunk holds each row twice (its row lists and its mutation log): a third of the
+        # budget keeps it under every reader's cap.
+        budget = CHUNK_CONTENT_BYTES // 3 if go_form else CHUNK_CONTENT_BYTES
+        for group in _groups(rows, [export_line(origin, row) for row in rows], budget):
             in_chunk = tuple(sorted({row.project for row, _ in group}))
-            path = folder.write_chunk(chunk, _entry(chunk, origin, now, in_chunk))
-            sync_journal.mark_chunk(conn, GIT_TARGET, chunk.id, now)
-            written.append(chunk.id)
+            if go_form:  # the Go tool syncs here too: write what it reads (docs/sync.md)
+                path, chunk_id = _write_go_chunk(folder, origin, now, group, in_chunk)
+            else:
+                chunk = encode_chunk(origin, now, [line for _, line in group])
+                path = folder.write_chunk(chunk, _entry(chunk, origin, now, in_chunk))
+                chunk_id = chunk.id
+            sync_journal.mark_chunk(conn, GIT_TARGET, chunk_id, now)
+            written.append(chunk_id)
         projects = tuple(sorted({row.project for row in rows}))
         scope = project if project is not None else ALL_PROJECTS
         sync_journal.set_cursor(conn, GIT_TARGET, scope, max(r.seq for r in rows), now)
@@ -120,18 +128,47 @@ def export_chunk(store: Store, folder: SyncFolder, *, project: str | None) -> Ex
     return ExportReport(written[-1], len(rows), projects, str(path), tuple(written))
 
 
-def _groups(rows: list[JournalRow], lines: list[str]) -> list[list[tuple[JournalRow, str]]]:
-    """Rows with their lines, in order, cut so each chunk's content stays under the target."""
+def _groups(
+    rows: list[JournalRow], lines: list[str], budget: int = CHUNK_CONTENT_BYTES
+) -> list[list[tuple[JournalRow, str]]]:
+    """Rows with their lines, in order, cut so each chunk's content stays under ``budget``."""
     groups: list[list[tuple[JournalRow, str]]] = [[]]
     size = 0
     for row, line in zip(rows, lines, strict=True):
         cost = len(line.encode("utf-8")) + 1
-        if groups[-1] and size + cost > CHUNK_CONTENT_BYTES:
+        if groups[-1] and size + cost > budget:
             groups.append([])
             size = 0
         groups[-1].append((row, line))
         size += cost
     return groups
+
+
+def _write_go_chunk(
+    folder: SyncFolder,
+    origin: str,
+    now: str,
+    group: list[tuple[JournalRow, str]],
+    projects: tuple[str, ...],
+) -> tuple[Any, str]:
+    """One group as a Go-readable chunk with its manifest entry (Go's fields and ours)."""
+    from engram.sync.formats.go_chunk import encode_go_chunk, row_counts
+    from engram.sync.mutation import parse_mutation
+
+    mutations = [parse_mutation(json.loads(line)) for _, line in group]
+    chunk = encode_go_chunk(mutations)
+    entry = _entry(chunk, origin, now, projects)
+    go_entry = {
+        "id": chunk.id,
+        "created_by": f"engram:{origin[:12]}",
+        "created_at": now.replace(" ", "T") + "Z",
+        **row_counts(mutations),
+        "sha256": chunk.sha256,
+        "origin": origin,
+        "mutations": chunk.count,
+        "projects": list(projects),
+    }
+    return folder.write_chunk(chunk, entry, go_entry), chunk.id
 
 
 def _entry(chunk: EncodedChunk, origin: str, now: str, projects: tuple[str, ...]) -> ManifestEntry:

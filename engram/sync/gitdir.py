@@ -12,10 +12,12 @@ Engram only writes files here; committing, pulling and pushing are the user's gi
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from engram.edit.atomic import write_atomic
 from engram.errors import EngramError
@@ -98,21 +100,52 @@ class SyncFolder:
             if entry.name.endswith(SUFFIX) and not entry.name.startswith(".")
         }
 
-    def write_chunk(self, chunk: EncodedChunk, entry: ManifestEntry) -> Path:
-        """Write a new chunk file (never overwriting one) and list it in the manifest."""
-        self.prepare()
-        target = self.chunks_dir / chunk.file_name
-        if not target.exists():
-            _write_bytes(target, chunk.data)
+    def holds_go_chunks(self) -> bool:
+        """Whether the Go tool syncs here too: a Go chunk file, or a manifest in its layout."""
+        from engram.sync.formats.go_chunk import is_go_chunk_id
+        from engram.sync.formats.go_manifest import is_go_manifest
+
+        if any(is_go_chunk_id(chunk_id) for chunk_id in self.chunk_files()):
+            return True
         try:
-            current = self.manifest_path.read_text(encoding="utf-8")
+            return is_go_manifest(self.manifest_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            return False
+
+    def manifest_text(self) -> str:
+        """The manifest's text (``""`` when there is none)."""
+        try:
+            return self.manifest_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return ""
         except (OSError, UnicodeDecodeError) as exc:
             raise EngramError(
                 "sync.bad_manifest",
                 f"cannot read {self.manifest_path}: {getattr(exc, 'strerror', None) or exc}",
                 "restore it from git (git checkout -- .engram/manifest.json)",
             ) from exc
-        if chunk.id not in {e.id for e in parse_manifest(current)}:
+
+    def write_chunk(
+        self, chunk: EncodedChunk, entry: ManifestEntry, go_entry: dict[str, Any] | None = None
+    ) -> Path:
+        """Write a new chunk file (never overwriting one) and list it in the manifest.
+
+        A manifest in the Go tool's layout gets ``go_entry`` (the entry in Go's fields), every
+        entry it already held kept as it was; ours gets ``entry`` as one more line.
+        """
+        from engram.sync.formats.go_manifest import append_go_entry, is_go_manifest
+
+        self.prepare()
+        target = self.chunks_dir / chunk.file_name
+        if not target.exists():
+            _write_bytes(target, chunk.data)
+        current = self.manifest_text()
+        if chunk.id in {e.id for e in parse_manifest(current)}:
+            return target
+        if is_go_manifest(current):
+            listed = go_entry if go_entry is not None else json.loads(entry.to_line())
+            write_atomic(self.manifest_path, append_go_entry(current, listed))
+        else:
             write_atomic(self.manifest_path, append_entry(current, entry))
         return target
 

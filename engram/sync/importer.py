@@ -5,6 +5,9 @@ Only mutations the repository is trusted with pass (:mod:`engram.sync.trust`): t
 names the gate. A chunk that had a refused mutation is not marked applied, so confirming its
 project later applies it.
 
+Go chunks (``<8 hex>.jsonl.gz``) are read by :mod:`engram.sync.formats.go_chunk` into the same
+mutations, through the same gate and bounded reading.
+
 Order: chunks not yet in ``sync_chunks`` — from the manifest and from the chunk folder — sorted
 by (header ``created_at``, chunk id); each is applied in one transaction with its
 ``sync_chunks`` row, its mutations in file order. Every new chunk is verified before the first
@@ -24,6 +27,7 @@ from engram.store import sync_deferred, sync_journal
 from engram.store.db import Store
 from engram.sync.apply import Applier, ApplyCounts, MissingParent
 from engram.sync.chunk import Chunk, read_chunk, read_chunk_file
+from engram.sync.formats.go_chunk import is_go_chunk_id, read_go_chunk
 from engram.sync.gitdir import GIT_TARGET, SyncFolder
 from engram.sync.mutation import Mutation, parse_mutation
 from engram.sync.trust import TrustGate
@@ -72,9 +76,15 @@ def new_chunks(store: Store, folder: SyncFolder) -> tuple[list[Chunk], list[str]
     missing = sorted(cid for cid in manifest if cid not in files and cid not in known)
     chunks = []
     for chunk_id in sorted(set(files) - known):
-        expected = manifest[chunk_id].sha256 if chunk_id in manifest else None
-        data = read_chunk_file(chunk_id, files[chunk_id])
-        chunks.append(read_chunk(chunk_id, data, expected_sha256=expected))
+        entry = manifest.get(chunk_id)
+        data = read_chunk_file(chunk_id, files[chunk_id])  # bounded, regular files only
+        if is_go_chunk_id(chunk_id):  # the Go tool's, or ours written for it
+            author = entry.origin if entry is not None else ""
+            when = entry.created_at if entry is not None else ""
+            chunks.append(read_go_chunk(chunk_id, data, author=author, created_at=when))
+        else:
+            expected = entry.sha256 or None if entry is not None else None
+            chunks.append(read_chunk(chunk_id, data, expected_sha256=expected))
     chunks.sort(key=lambda c: (c.created_at, c.id))
     return chunks, missing
 

@@ -67,10 +67,26 @@ def append_entry(text: str, entry: ManifestEntry) -> str:
     closing = max((i for i, line in enumerate(lines) if line.strip() == _CLOSING), default=None)
     if closing is None or not _is_json(text):
         rebuilt = empty_manifest().rstrip("\n").split("\n")
-        lines = rebuilt[:-1] + ["," + e.to_line() for e in parse_manifest(text)] + rebuilt[-1:]
+        lines = rebuilt[:-1] + ["," + line for line in _object_lines(text)] + rebuilt[-1:]
         closing = len(lines) - 1
     lines.insert(closing, "," + entry.to_line())
     return "\n".join(lines) + "\n"
+
+
+def _object_lines(text: str) -> list[str]:
+    """Every line of a broken manifest that holds one JSON object, as it was (entries we
+    cannot read included: a manifest is never rewritten without an entry it held), each
+    once, without the format line."""
+    kept: list[str] = []
+    for line in text.splitlines():
+        item = _line_object(line)
+        if not isinstance(item, dict) or set(item) == {"format"}:
+            continue
+        raw = line.strip().lstrip(",").rstrip(",").strip()
+        raw = raw[:-2].rstrip() if raw.endswith("]}") and not _is_json(raw) else raw
+        if raw not in kept:
+            kept.append(raw)
+    return kept
 
 
 def _is_json(text: str) -> bool:
@@ -110,23 +126,27 @@ def _line_object(line: str) -> object:
 
 
 def _entry(item: Any) -> ManifestEntry | None:
+    """A manifest item as an entry: ours, or the Go tool's (``{id, created_by, created_at,
+    sessions, memories, prompts}``, also ours after a Go sync rewrote them), whose missing
+    fields are empty — no full hash to check, ``created_by`` as the origin, its row counts as
+    the mutation count."""
     if not isinstance(item, dict):
         return None
-    chunk_id, sha256, origin = item.get("id"), item.get("sha256"), item.get("origin")
-    created_at, count, projects = (
-        item.get("created_at"),
-        item.get("mutations"),
-        item.get("projects"),
+    chunk_id, created_at = item.get("id"), item.get("created_at")
+    if not isinstance(chunk_id, str) or not chunk_id or not isinstance(created_at, str):
+        return None
+    sha256, projects, count = item.get("sha256"), item.get("projects"), item.get("mutations")
+    origin = next(
+        (v for v in (item.get("origin"), item.get("created_by")) if isinstance(v, str) and v), ""
     )
-    if not all(isinstance(v, str) for v in (chunk_id, sha256, origin, created_at)):
-        return None
-    if not isinstance(count, int) or not isinstance(projects, list):
-        return None
+    if not isinstance(count, int) or isinstance(count, bool):
+        rows = (item.get(k) for k in ("sessions", "memories", "prompts"))
+        count = sum(n for n in rows if isinstance(n, int) and not isinstance(n, bool))
     return ManifestEntry(
-        str(chunk_id),
-        str(sha256),
-        str(origin),
-        str(created_at),
+        chunk_id,
+        sha256 if isinstance(sha256, str) else "",
+        origin,
+        created_at,
         count,
-        tuple(str(p) for p in projects),
+        tuple(str(p) for p in projects) if isinstance(projects, list) else (),
     )

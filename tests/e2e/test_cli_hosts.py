@@ -250,3 +250,13 @@ def test_vibe_reads_the_table_and_starts_engram(box: Hosts) -> None:
     assert found and int(found.group(1)) > 10, out
     box.engram("unlink", "vibe", "--global")
     assert "servers []" in cli(box, "python", "-c", VIBE_LOADS.split("tools =")[0])
+
+
+def test_link_all_links_the_host_clis_installed_here_and_skips_the_rest(box: Hosts) -> None:
+    out = box.engram("link", "all", "--global", "--no-hooks").stdout
+    for title in ("GitHub Copilot CLI", "Qwen Code", "Factory Droid", "Amp", "Augment Auggie"):
+        assert f"{title} (global):" in out, out  # their programs are on this PATH
+    assert re.search(r"^skipped   Cursor: not found \(no `cursor` on PATH", out, re.M), out
+    assert re.search(r"^skipped   Kimi Code CLI: not found", out, re.M), out
+    listed = cli(box, "copilot", "mcp", "list")
+    assert re.search(r"User servers:\s+engram \(local\)", listed), listed

@@ -78,6 +78,8 @@ def _v2_doc() -> dict[str, Any]:
              "payload": json.dumps(upsert), "project": PROJECT},
             {"seq": 9, "entity": "observation", "entity_key": "obs-go2-gone", "op": "delete",
              "payload": json.dumps(gone), "project": PROJECT},
+            {"seq": 10, "entity": "prompt_pair_claim", "entity_key": "c1", "op": "upsert",
+             "payload": "{}", "project": PROJECT},
         ],
     }  # fmt: skip
 

@@ -9,7 +9,7 @@ Its id is the first 8 hex digits of the SHA-256 of the uncompressed document::
      "mutations": [{seq, entity, entity_key, op, payload: "<json>", project, ...}]}
 
 v0.1.x writes the three row lists; 2.x adds ``mutations`` (session, observation and prompt
-upserts and deletes, each payload a JSON string). Reading turns both into our mutations: a
+upserts and deletes, each payload a JSON string; an entity we do not have is skipped). Reading turns both into our mutations: a
 row list entry becomes an upsert, a ``mutations`` entry the upsert or delete it says (rows
 that a mutation also covers are not read twice). Versions: a Go mutation keeps its ``seq``,
 a row from a list gets clock 1; the origin is ``go:<author>`` (the manifest's ``created_by``),
@@ -77,7 +77,13 @@ def read_go_chunk(
 
 
 def _translate(doc: dict[str, Any], origin: str, chunk_time: str) -> list[Mutation]:
-    listed = _list(doc, "mutations")
+    # Entities Go may log that have no counterpart here are skipped, not a reason to refuse
+    # the memories beside them.
+    listed = [
+        item
+        for item in _list(doc, "mutations")
+        if not isinstance(item, dict) or item.get("entity") in (*LIST_OF, "relation")
+    ]
     from_log = [_from_go_mutation(item, origin) for item in listed]
     covered = {(m.entity, m.key) for m in from_log}
     sessions = {s.get("id"): s for s in _list(doc, "sessions") if isinstance(s, dict)}

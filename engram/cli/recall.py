@@ -71,7 +71,8 @@ def search_command(
 
 def _observation_line(observation: Observation, *, show_project: bool = False) -> str:
     where = f" ({observation.project})" if show_project else ""
-    return f"#{observation.id} [{observation.type}] {observation.title}{where}"
+    origin = f" — {observation.origin}" if observation.origin else ""
+    return f"#{observation.id} [{observation.type}] {observation.title}{where}{origin}"
 
 
 def context_command(

@@ -162,6 +162,8 @@ def pull_mutations(store: CloudStore, project: str, since: int, limit: int) -> d
         rows = mutations.pull(conn, project, since, limit)
         last = mutations.last_seq(conn, project)
     out = as_entries(stored_mutation(r) for r in rows)
+    for entry, row in zip(out, rows, strict=True):  # who sent it: the principal, for provenance
+        entry["created_by"] = row["created_by"]
     next_since = int(rows[-1]["seq"]) if rows else since
     return {
         "project": project,

@@ -156,7 +156,8 @@ def _line(observation: Observation) -> str:
     preview = " ".join(observation.content.split())
     preview = preview if len(preview) <= 160 else preview[:159].rstrip() + "…"
     title, kind = one_line(observation.title), one_line(observation.type)
-    return f"- [{kind}] **{title}** (#{observation.id}): {quoted(preview)}"
+    origin = f" ({one_line(observation.origin)})" if observation.origin else ""
+    return f"- [{kind}] **{title}** (#{observation.id}){origin}: {quoted(preview)}"
 
 
 @contextmanager

@@ -227,6 +227,8 @@ def _observation_line(observation: Observation, compact: bool, style: _Style) ->
     note = (style.changed or {}).get(observation.id)
     if note:
         head += f" ({style.label(note)})"
+    if observation.origin:
+        head += f" ({style.label(observation.origin)})"
     if compact:
         return head
     return f"{head}: {style.body(_preview(observation.content, PREVIEW_CHARS))}"

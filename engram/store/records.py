@@ -182,6 +182,15 @@ class Observation(Record):
     created_at: str
     updated_at: str
     deleted_at: str | None
+    origin_by: str | None = None
+    origin_via: str | None = None
+
+    @property
+    def origin(self) -> str | None:
+        """``from bob via cloud`` for a memory a teammate's replica wrote, else None."""
+        if not self.origin_by:
+            return None
+        return f"from {self.origin_by} via {self.origin_via or 'sync'}"
 
 
 @record

@@ -177,3 +177,11 @@ def observation_projects(conn: sqlite3.Connection, sync_ids: Iterable[str]) -> s
         f"SELECT DISTINCT project FROM observations WHERE sync_id IN ({marks})", wanted
     )
     return {str(row[0]) for row in rows}
+
+
+def set_origin(conn: sqlite3.Connection, sync_id: str, origin_by: str, origin_via: str) -> None:
+    """Label an observation with the teammate (principal or device) and transport it came by."""
+    conn.execute(
+        "UPDATE observations SET origin_by = ?, origin_via = ? WHERE sync_id = ?",
+        (origin_by, origin_via, sync_id),
+    )

@@ -61,6 +61,8 @@ class Applier:
     now: str
     journal_floor: int
     gate: TrustGate
+    # (origin, seq) -> the principal that sent it (cloud pulls); else the device is named.
+    authors: dict[tuple[str, int], str] = field(default_factory=dict)
     max_clock: int = 0
     _exists: dict[str, set[str]] = field(default_factory=dict)
     _tombs: dict[str, set[str]] = field(default_factory=dict)
@@ -122,6 +124,7 @@ class Applier:
         payload = self._with_parents(m)
         if not self._has(m.entity, m.key):
             sync_rows.insert(self.conn, m.entity, payload)
+            self._mark_origin(m)
             self._exists.setdefault(m.entity, set()).add(m.key)
             self._won[(m.entity, m.key)] = m.version
             return "applied"
@@ -210,9 +213,16 @@ class Applier:
         if winner != current:
             sync_rows.overwrite(self.conn, m.entity, winner)
         if m.version > version:
+            self._mark_origin(m)
             self._won[(m.entity, m.key)] = m.version
             return "applied"
         return "stale"
+
+    def _mark_origin(self, m: Mutation) -> None:
+        """Record who wrote the winning version of a memory, and through which transport."""
+        if m.entity == "observation":
+            by = self.authors.get((m.origin, m.seq)) or f"device {m.origin[:12]}"
+            sync_rows.set_origin(self.conn, m.key, by, self.gate.transport)
 
     def finish(self) -> None:
         """Record the winning remote versions (batched) and drop the journal rows applying

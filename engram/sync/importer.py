@@ -137,11 +137,14 @@ def apply_mutations(
     target_key: str,
     now: str,
     gate: TrustGate,
+    authors: dict[tuple[str, int], str] | None = None,
 ) -> None:
     """Apply remote mutations in order inside the caller's write transaction (the git
     importer and the cloud client share this); a missing parent defers the mutation, one
     ``gate`` refuses is counted ``refused`` and never applied."""
-    applier = Applier(conn, sync_journal.device_id(conn), now, sync_journal.last_seq(conn), gate)
+    applier = Applier(
+        conn, sync_journal.device_id(conn), now, sync_journal.last_seq(conn), gate, authors or {}
+    )
     applier.prefetch(mutations)
     for mutation in mutations:
         try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from engram.errors import EngramError
 from engram.memory import observation as obs_ops
 from engram.memory import passive, prompts, save, sessions, topic
+from engram.memory.fence import one_line
 from engram.memory.project import ProjectDetection, normalize_project_name
 from engram.server.envelope import ToolOutcome
 from engram.server.mem_tools.context import (
@@ -126,6 +127,8 @@ def run_get(call: ToolCall) -> ToolOutcome:
     found = fetched.observation
     detection = _envelope_project(call.get("project"), found.project)
     text = f"#{found.id} [{found.type}] {found.title}\n\n{found.content}"
+    if found.origin:  # a teammate's memory says so, and whose
+        text = f"#{found.id} [{found.type}] {found.title}\n({one_line(found.origin)})\n\n{found.content}"
     if fetched.code is not None and fetched.code.state != "current":
         text += f"\n\nstate: {fetched.state}\n{fetched.code.label()}"
     outcome = answer(detection, text, fetched.to_dict())

@@ -6,6 +6,7 @@ from typing import Any
 
 from engram.errors import EngramError
 from engram.memory import context, prompts, search, timeline
+from engram.memory.fence import one_line
 from engram.memory.project import ProjectDetection
 from engram.server.envelope import ToolOutcome
 from engram.server.mem_tools.context import STATE, answer, cwd, read_project
@@ -108,7 +109,8 @@ def _hit_text(n: int, hit: Any) -> str:
     )
     lines = [f"[{n}] #{obs.id} ({obs.type}) {obs.title}", preview]
     lines.extend(hit.annotations)
-    lines.append(f"project: {obs.project} · scope: {obs.scope} · {obs.created_at}")
+    origin = f" · {one_line(obs.origin)}" if obs.origin else ""
+    lines.append(f"project: {obs.project} · scope: {obs.scope} · {obs.created_at}{origin}")
     if hit.state in ("needs_review", "stale"):
         lines.append(f"state: {hit.state}")
     return "\n".join(lines)

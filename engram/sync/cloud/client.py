@@ -25,6 +25,9 @@ TIMEOUT_S = 30.0
 # Waits before each retry of an idempotent push or pull that failed transiently.
 RETRY_DELAYS_S = (0.5, 1.0, 2.0, 4.0)
 MAX_RETRY_WAIT_S = 10.0
+# The largest answer read from a server: a full pull page of maximal memories fits (500 x 100
+# KiB); anything larger is refused before it is parsed.
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 
 REMEDIES = {
     "auth_required": "check ENGRAM_CLOUD_TOKEN (or the project's --token); rotate it if revoked",
@@ -136,7 +139,14 @@ class CloudClient:
             request.add_header("Authorization", f"Bearer {self.remote.token}")
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                parsed = json.loads(response.read() or b"{}")
+                raw = response.read(MAX_RESPONSE_BYTES + 1)
+                if len(raw) > MAX_RESPONSE_BYTES:
+                    raise CloudSyncError(
+                        "transport_failed",
+                        f"{self.remote.server_url} answered more than {MAX_RESPONSE_BYTES}"
+                        " bytes; refused unread",
+                    )
+                parsed = json.loads(raw or b"{}")
         except urllib.error.HTTPError as exc:
             raise _from_status(exc, path) from None
         except (urllib.error.URLError, OSError, ValueError) as exc:
@@ -149,7 +159,7 @@ class CloudClient:
 
 def _from_status(exc: urllib.error.HTTPError, path: str) -> CloudSyncError:
     try:
-        envelope = json.loads(exc.read() or b"{}")
+        envelope = json.loads(exc.read(64 * 1024) or b"{}")
     except ValueError:
         envelope = {}
     envelope = envelope if isinstance(envelope, dict) else {}

@@ -135,7 +135,9 @@ def pull(
     start, pages = since, 0
     while True:
         page = client.pull_mutations(project, since, PULL_PAGE)
-        mutations = [_parse(entry) for entry in page.get("mutations", [])]
+        entries = page.get("mutations", [])
+        mutations = [_parse(entry) for entry in entries]
+        authors = _authors(entries, mutations)
         next_since = int(page.get("next_since", since))
         now = stamp()
         with store.write() as conn:
@@ -146,6 +148,7 @@ def pull(
                 target_key=client.remote.target_key,
                 now=now,
                 gate=gate,
+                authors=authors,
             )
             sync_journal.set_cursor(conn, key, project, next_since, now)
         last = int(page.get("last_seq", next_since))
@@ -159,6 +162,19 @@ def pull(
         if done:
             break
     retry_deferred(store)
+
+
+def _authors(entries: list[Any], mutations: list[Mutation]) -> dict[tuple[str, int], str]:
+    """``(origin, seq) -> principal`` from the server's ``created_by`` on each entry (shown
+    one-line, at most 64 characters; the device is named when the server gave none)."""
+    found: dict[tuple[str, int], str] = {}
+    for entry, mutation in zip(entries, mutations, strict=True):
+        label = entry.get("created_by") if isinstance(entry, dict) else None
+        if isinstance(label, str) and label.strip():
+            clean = "".join(c for c in label.strip() if c.isprintable())[:64]
+            if clean:
+                found[(mutation.origin, mutation.seq)] = clean
+    return found
 
 
 def _parse(entry: Any) -> Mutation:

@@ -109,6 +109,8 @@ class ObservationDetailScreen(Screen[None]):
             text.append(f" · topic {obs.topic_key}", style=OVERLAY)
         if obs.pinned:
             text.append(" · pinned", style=PEACH)
+        if obs.origin:
+            text.append(f" · {obs.origin}", style=f"bold {PEACH}")
         text.append(
             f"\ncreated {local_time(obs.created_at, zone, seconds=True)}"
             f" · updated {local_time(obs.updated_at, zone, seconds=True)}"

@@ -75,6 +75,10 @@ def set_value(
         spliced = layout.insert_key(text, tree, at, missing, value)
         if spliced is not None and _parses_to(spliced[0], expected):
             return spliced
+    else:  # replacing (re-pin, --force, unlink of a forced value): only those lines change
+        replaced = layout.replace_key(text, tree, path, value)
+        if replaced is not None and _parses_to(replaced, expected):
+            return replaced, None
     return _round_trip(text, where, expected, lambda doc: _assign(doc, path, value, where)), None
 
 
@@ -91,6 +95,8 @@ def remove_value(
         return text
     wanted = [_without(data, path, prune=True), _without(data, path, prune=False)]
     undone = _cut(text, inserted, wanted)
+    if undone is None:
+        undone = _drop(text, path, wanted, where)
     if undone is not None:
         return undone
     return _round_trip(text, where, wanted[1], lambda doc: _delete(doc, path))
@@ -164,6 +170,19 @@ def _cut(text: str, inserted: str | None, wanted: list[dict[str, Any]]) -> str |
         if any(_parses_to(candidate, data) for data in wanted):
             return candidate
         at = text.rfind(inserted, 0, at)
+    return None
+
+
+def _drop(text: str, path: tuple[str, ...], wanted: list[dict[str, Any]], where: str) -> str | None:
+    """``text`` without the lines of ``path`` (or of its parent, when that held only it): the
+    removal when the inserted text is no longer there verbatim (a re-pinned command)."""
+    tree = layout.parse(text, where)
+    for depth in (len(path), len(path) - 1):
+        if depth < 1:
+            continue
+        candidate = layout.drop_key(text, tree, path[:depth])
+        if candidate is not None and any(_parses_to(candidate, data) for data in wanted):
+            return candidate
     return None
 
 

@@ -117,6 +117,54 @@ def insert_key(
     return _splice(text, block_end(text, line, col, sequence=False), block, col)
 
 
+def key_span(text: str, tree: Any, path: tuple[str, ...]) -> tuple[int, int, int] | None:
+    """``(start, end, column)`` of the lines holding ``path[-1]`` and its block value inside a
+    block mapping (None when the key sits in a flow mapping or is missing)."""
+    parent = tree
+    for key in path[:-1]:
+        parent = parent.get(key) if isinstance(parent, dict) else None
+    if not isinstance(parent, CommentedMap) or path[-1] not in parent or parent.fa.flow_style():
+        return None
+    line, col = parent.lc.key(path[-1])
+    rows = text.splitlines(keepends=True)
+    if line >= len(rows) or _indent(rows[line]) != col:
+        return None  # the key does not start its line (`- name: x` items): leave it to ruamel
+    last = line
+    for i in range(line + 1, len(rows)):
+        stripped = rows[i].strip()
+        if not stripped:
+            continue
+        if _indent(rows[i]) <= col and not stripped.startswith("#"):
+            break
+        if _indent(rows[i]) > col:
+            last = i
+    start = sum(len(r) for r in rows[:line])
+    return start, start + sum(len(r) for r in rows[line : last + 1]), col
+
+
+def replace_key(text: str, tree: Any, path: tuple[str, ...], value: JSONValue) -> str | None:
+    """``text`` with the lines of ``path[-1]`` and its value replaced by ``value`` rendered in
+    the file's indentation; every other byte kept (None when :func:`key_span` has no span)."""
+    span = key_span(text, tree, path)
+    if span is None:
+        return None
+    start, end, col = span
+    mapping, offset = detect_indent(text)
+    eol = "\r\n" if "\r\n" in text else "\n"
+    block = "".join(
+        " " * col + row + eol for row in render({path[-1]: value}, mapping, offset).splitlines()
+    )
+    if end == len(text) and not text.endswith("\n"):
+        block = block[: -len(eol)]
+    return text[:start] + block + text[end:]
+
+
+def drop_key(text: str, tree: Any, path: tuple[str, ...]) -> str | None:
+    """``text`` without the lines of ``path[-1]`` and its value (None without a span)."""
+    span = key_span(text, tree, path)
+    return None if span is None else text[: span[0]] + text[span[1] :]
+
+
 def insert_item(text: str, seq: Any, item: JSONValue) -> tuple[str, str] | None:
     """``text`` with ``item`` appended to the block sequence ``seq``, and the text inserted;
     None when ``seq`` is flow style or empty."""

@@ -260,3 +260,27 @@ def test_a_keyed_item_engram_wrote_is_replaced_on_relink(sandbox: Sandbox) -> No
     assert [s["command"] for s in servers if s["name"] == "engram"] == ["/new/engram-mcp"]
     reverse("test", Scope.GLOBAL, ledger)
     assert config.read_text() == original
+
+
+@pytest.mark.parametrize(
+    "name", ["comments-everywhere", "crlf-four-spaces", "anchors-aliases", "bom"]
+)
+def test_a_re_pinned_entry_still_unlinks_to_the_original_bytes(name: str) -> None:
+    text, path = MAPS[name], ("extensions", "engram")
+    first, inserted = yaml_doc.set_value(text, path, GOOSE)
+    moved = {**GOOSE, "cmd": "/opt/engram/bin/engram-mcp", "args": ["--x"]}
+    repinned, _ = yaml_doc.set_value(first, path, moved)  # an upgrade re-pins the command
+    assert yaml_doc.get(repinned, path) == (True, moved)
+    kept = [line for line in first.splitlines() if "engram" not in line and "args" not in line]
+    assert [line for line in repinned.splitlines() if line in kept] == kept
+    assert yaml_doc.remove_value(repinned, path, inserted) == text
+
+
+def test_a_forced_replacement_changes_only_the_entrys_lines() -> None:
+    mine = "# my goose\nextensions:\n  engram:  # built from source\n    cmd: /src/engram\n    args: []\nGOOSE_MODEL: x  # keep\n"
+    path = ("extensions", "engram")
+    new, _ = yaml_doc.set_value(mine, path, GOOSE)
+    assert new.startswith("# my goose\nextensions:\n  engram:\n    name: engram\n")
+    assert new.endswith("GOOSE_MODEL: x  # keep\n")
+    back, _ = yaml_doc.set_value(new, path, {"cmd": "/src/engram", "args": []})
+    assert back == mine.replace("  engram:  # built from source\n", "  engram:\n")

@@ -95,6 +95,12 @@ def _print_report(
             f" {counts.own + counts.stale + counts.ignored} already here or superseded,"
             f" {counts.deferred} deferred"
         )
+        if counts.refused:
+            typer.echo(
+                f"refused {plural(counts.refused, 'mutation')} of other projects in this"
+                " project's log: a pull applies only the project it pulls",
+                err=True,
+            )
     else:
         typer.echo(
             f"pushed {plural(report.pushed, 'mutation')} to {server}"

@@ -113,6 +113,9 @@ def test_a_pull_applies_only_the_pulled_projects_entries(
     assert report["applied"]["refused"] == 4 and report["applied"]["applied"] == 1
     assert bob.memories("proj-b") == before
     assert [title for title, _, _ in bob.memories("proj-a").values()] == ["legit"]
+    again = bob.run("sync", "--cloud", "--import", "--project", "proj-a")
+    assert again.returncode == 0 and "Traceback" not in again.stderr
+    assert bob.memories("proj-b") == before
 
 
 def _server_rss_mb(pid: int) -> tuple[float, float]:

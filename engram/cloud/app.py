@@ -78,6 +78,10 @@ def _refusal(reason: str, message: str) -> dict[str, object]:
     return CloudProblem(403, "policy", reason, message).envelope()
 
 
+def _bad_request(message: str) -> dict[str, object]:
+    return CloudProblem(400, "invalid_request", "bad_request", message).envelope()
+
+
 def _nul_refusal(message: str) -> dict[str, object]:
     return CloudProblem(400, "invalid_request", "nul_byte", message).envelope()
 
@@ -108,6 +112,7 @@ def serve(settings: CloudSettings, *, banner: Sequence[str] = ()) -> None:
     import uvicorn
 
     from engram.cloud.materialize import materialize_project
+    from engram.slow_clients import guarded_protocol, limits_from_env
 
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="[cloud] %(message)s")
     sock = _listen(settings)
@@ -122,7 +127,12 @@ def serve(settings: CloudSettings, *, banner: Sequence[str] = ()) -> None:
         log.info("engram cloud on http://%s:%d (%s)", settings.host, settings.port, mode)
         for line in banner:
             log.info("%s", line)
-        config = uvicorn.Config(create_app(settings, store), log_level="warning", access_log=False)
+        config = uvicorn.Config(
+            create_app(settings, store),
+            http=guarded_protocol(limits_from_env(), bad_request=_bad_request),
+            log_level="warning",
+            access_log=False,
+        )
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         sock.close()

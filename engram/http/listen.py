@@ -229,7 +229,7 @@ def run(
     import uvicorn
 
     from engram.http.app import build_app
-    from engram.http.slow_clients import guarded_protocol, limits_from_env
+    from engram.slow_clients import guarded_protocol, limits_from_env
     from engram.store.db import Store
 
     reader = Store(store.path)

@@ -7,6 +7,8 @@ plain-text 500. A NUL byte anywhere is a 400 envelope; ids are ASCII digits only
 
 from __future__ import annotations
 
+import json
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -106,3 +108,21 @@ def test_the_client_retries_a_push_through_a_database_outage(
         f"{server.url}/sync/mutations/pull?project=team", headers=AUTH, timeout=30
     ).text
     assert "survives the outage" in pulled
+
+
+def test_a_header_nul_and_a_silent_socket_on_the_cloud(
+    start_server: StartServer, database_url: str
+) -> None:
+    server = start_server(server_env(database_url, ENGRAM_SERVE_HEADER_TIMEOUT="1"))
+    port = int(server.url.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as sock:
+        sock.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Note: a\x00b\r\n\r\n")
+        answer = b""
+        while chunk := sock.recv(4096):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400"), answer
+    assert json.loads(body)["error_class"] == "invalid_request", answer
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as silent:
+        assert silent.recv(1) == b""  # closed by the server's header deadline
+    assert httpx.get(f"{server.url}/health").status_code == 200

@@ -1,4 +1,5 @@
-"""Slow clients cannot starve ``engram serve``: read deadlines and a connection cap.
+"""Slow clients cannot starve ``engram serve`` or ``engram cloud serve``: read deadlines and a
+connection cap, shared by both servers.
 
 uvicorn's HTTP/1.1 protocol (h11) waits forever for a request's headers and body, so a client
 that connects and sends nothing — or one byte now and then (slowloris) — holds a socket for
@@ -25,7 +26,7 @@ import asyncio
 import json
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -64,13 +65,26 @@ def limits_from_env(env: Mapping[str, str] | None = None) -> SlowClientLimits:
     )
 
 
-def guarded_protocol(limits: SlowClientLimits) -> type[H11Protocol]:
-    """An h11 protocol class enforcing ``limits`` (pass it as uvicorn's ``http=``)."""
-    return type("SlowClientGuard", (_SlowClientGuard,), {"limits": limits})
+# (message) -> the JSON body answering a request h11 cannot parse, in the app's envelope.
+BadRequest = Callable[[str], dict[str, object]]
+
+
+def _local_bad_request(message: str) -> dict[str, object]:
+    return {"error": message, "code": "http.bad_request"}
+
+
+def guarded_protocol(
+    limits: SlowClientLimits, bad_request: BadRequest = _local_bad_request
+) -> type[H11Protocol]:
+    """An h11 protocol class enforcing ``limits`` (pass it as uvicorn's ``http=``); a request
+    h11 cannot parse is answered with ``bad_request``'s JSON body."""
+    attributes = {"limits": limits, "bad_request": staticmethod(bad_request)}
+    return type("SlowClientGuard", (_SlowClientGuard,), attributes)
 
 
 class _SlowClientGuard(H11Protocol):
     limits = SlowClientLimits()
+    bad_request: BadRequest = staticmethod(_local_bad_request)
     _phase: Phase = "headers"
     _phase_since = 0.0
     _last_bytes = 0.0
@@ -94,7 +108,7 @@ class _SlowClientGuard(H11Protocol):
     def send_400_response(self, msg: str) -> None:
         """A request h11 cannot parse (a NUL in a header, a broken request line): the JSON
         envelope like every other answer, then the connection closes."""
-        body = json.dumps({"error": f"refused: {msg}", "code": "http.bad_request"}).encode()
+        body = json.dumps(self.bad_request(f"refused: {msg}")).encode()
         headers = [
             (b"content-type", b"application/json"),
             (b"content-length", b"%d" % len(body)),

@@ -284,3 +284,34 @@ def test_a_forced_replacement_changes_only_the_entrys_lines() -> None:
     assert new.endswith("GOOSE_MODEL: x  # keep\n")
     back, _ = yaml_doc.set_value(new, path, {"cmd": "/src/engram", "args": []})
     assert back == mine.replace("  engram:  # built from source\n", "  engram:\n")
+
+
+@st.composite
+def yaml_lists(draw: st.DrawFn) -> str:
+    """A Continue-style config: top keys, then an ``mcpServers`` block list, maybe more keys."""
+    dash = " " * draw(st.sampled_from([0, 2, 4]))
+    lines = ["name: cfg", "version: 1.0.0", "schema: v1"]
+    if draw(st.booleans()):
+        lines.append("# servers")
+    lines.append("mcpServers:")
+    for n in range(draw(st.integers(1, 3))):
+        lines.append(f"{dash}- name: s{n}")
+        lines.append(f"{dash}  command: {draw(SCALAR)}")
+        if draw(st.booleans()):
+            lines.append(f"{dash}  # a comment inside item {n}")
+        if draw(st.booleans()):
+            lines += [f"{dash}  args:", f"{dash}    - -v"]
+    if draw(st.booleans()):
+        lines += ["", "# models", "models: []"]
+    eol = draw(st.sampled_from(["\n", "\r\n"]))
+    return draw(st.sampled_from(["", BOM])) + eol.join(lines) + draw(st.sampled_from(["", eol]))
+
+
+@settings(PROPERTY)
+@given(yaml_lists())
+def test_generated_lists_round_trip(text: str) -> None:
+    done = yaml_doc.add_to_list(text, ("mcpServers",), CONTINUE)
+    assert done is not None
+    new, inserted = done
+    assert yaml_doc.load(new)["mcpServers"][-1] == CONTINUE
+    assert yaml_doc.remove_from_list(new, ("mcpServers",), CONTINUE, inserted) == text

@@ -276,3 +276,24 @@ def test_paths_from_a_subfolder_and_ambiguous_backticks(
         ("billing/other.py", None, None),
         ("README.md", None, None),
     ]
+
+
+ENDLESS = """
+import sys
+from engram.memory.citations.finding import find_citations
+from engram.memory.git_repo import find_git_repo
+repo = find_git_repo(sys.argv[1])
+find_citations(repo, "a." * 60000 + " " + "-a" * 60000 + " " + "x@" * 60000, "now")
+"""
+
+
+def test_long_path_like_runs_do_not_stall_a_save(repo: Path) -> None:
+    """A memory of one long dotted word was quadratic in the URL/e-mail masks (minutes at
+    100 KB); it must finish like any other save (the child is killed after 60 s)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", ENDLESS, str(repo)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr

@@ -20,7 +20,11 @@ from engram.store.citations import Citation
 
 MAX_CITATIONS = 32
 MAX_CANDIDATES = 200
-_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://\S+|\bwww\.\S+|\b[\w.+-]+@[\w-]+\.[\w.-]+")
+# Bounded scheme and local-part lengths: an unbounded run before "://" or "@" would rescan the
+# rest of a long word from every position (quadratic in the text).
+_URL = re.compile(
+    r"\b[A-Za-z][A-Za-z0-9+.-]{0,31}://\S+|\bwww\.\S+|\b[\w.+-]{1,64}@[\w-]+\.[\w.-]+"
+)
 # A path-like token (at least one "/" or an extension), then an optional line or symbol.
 _PATH = re.compile(
     r"(?<![\w/.~:@$%-])"

@@ -23,7 +23,7 @@ _FAMILIES: dict[str, tuple[tuple[str, str], ...]] = {
     "javascript": (
         (r"\bfunction\b[ \t]*\*?[ \t]*([A-Za-z_$][\w$]*)", FUNCTION),
         (r"\b(?:class|interface|enum|namespace)[ \t]+([A-Za-z_$][\w$]*)", CLASS),
-        (r"\btype[ \t]+([A-Za-z_$][\w$]*)[ \t]*(?:<[^>\n]*>)?[ \t]*=", CLASS),
+        (r"\btype[ \t]+([A-Za-z_$][\w$]*)[ \t]*(?:<[^>\n]{0,200}>)?[ \t]*=", CLASS),
         (r"\b(?:const|let|var)[ \t]+([A-Za-z_$][\w$]*)", CONSTANT),
         (
             r"^[ \t]*(?:(?:public|private|protected|static|async|readonly|get|set|override)"
@@ -45,9 +45,12 @@ _FAMILIES: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "jvm": (  # Java, Kotlin, Scala, C#, Swift, Dart
         (rf"\b{_C_TYPES}[ \t]+([A-Za-z_]\w*)", CLASS),
-        (r"\b(?:fun|func|def)[ \t]+(?:<[^>\n]*>[ \t]*)?(?:[\w.]+\.)?([A-Za-z_]\w*)", FUNCTION),
+        (
+            r"\b(?:fun|func|def)[ \t]+(?:<[^>\n]{0,200}>[ \t]*)?(?:[\w.]{1,200}\.)?([A-Za-z_]\w*)",
+            FUNCTION,
+        ),
         (r"\b(?:val|var|let|const)[ \t]+([A-Za-z_]\w*)", CONSTANT),
-        (r"\bstatic[ \t]+final[ \t]+[\w<>\[\], ]+?[ \t]([A-Za-z_]\w*)[ \t]*=", CONSTANT),
+        (r"\bstatic[ \t]+final[ \t]+[\w<>\[\], ]{1,200}?[ \t]([A-Za-z_]\w*)[ \t]*=", CONSTANT),
         (
             r"^[ \t]*(?:[\w<>\[\],?@]+[ \t]+)+([A-Za-z_]\w*)[ \t]*\([^;{}\n]*\)[^;\n]*\{?[ \t]*$",
             FUNCTION,
@@ -56,8 +59,10 @@ _FAMILIES: dict[str, tuple[tuple[str, str], ...]] = {
     "c": (
         (r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", CONSTANT),
         (rf"\b{_C_TYPES}[ \t]+([A-Za-z_]\w*)", CLASS),
-        (r"\btypedef\b[^;]*?\b([A-Za-z_]\w*)[ \t]*;", CLASS),
-        (r"^[A-Za-z_][\w \t\*&:<>,]*?[ \t\*&:]([A-Za-z_]\w*)[ \t]*\([^;]*$", FUNCTION),
+        # single-line patterns only: a run across lines would rescan the file per match
+        (r"\btypedef\b[^;\n]{0,200}?\b([A-Za-z_]\w*)[ \t]*;", CLASS),
+        (r"^\}[ \t]*([A-Za-z_]\w*)[ \t]*;", CLASS),  # the name closing a typedef struct
+        (r"^[A-Za-z_][\w \t\*&:<>,]*?[ \t\*&:]([A-Za-z_]\w*)[ \t]*\([^;\n]*$", FUNCTION),
         (
             r"^[ \t]*(?:static[ \t]+)?const(?:expr)?[ \t]+[\w:<> \t\*]+?([A-Za-z_]\w*)[ \t]*=",
             CONSTANT,

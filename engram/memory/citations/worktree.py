@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from engram.memory.git_repo import GitRepo
 
 # Files above this size are not read (no blob id, no symbol scan): they are not cited.
-MAX_FILE_BYTES = 4 * 1024 * 1024
+MAX_FILE_BYTES = 1024 * 1024
 GIT_TIMEOUT_S = 10
 
 

@@ -26,6 +26,7 @@ class DeferredRow:
     apply_status: str
     last_error: str | None
     first_seen_at: str
+    target_key: str = "git"
 
 
 def defer(
@@ -66,7 +67,7 @@ def listing(conn: sqlite3.Connection, *, status: str | None, limit: int) -> list
 def _rows(conn: sqlite3.Connection, tail: str, params: tuple[object, ...]) -> list[DeferredRow]:
     cursor = conn.execute(
         "SELECT id, origin, remote_seq, entity, entity_key, payload, retry_count, apply_status,"
-        f" last_error, first_seen_at FROM sync_apply_deferred {tail}",
+        f" last_error, first_seen_at, target_key FROM sync_apply_deferred {tail}",
         params,
     )
     return [DeferredRow(*row) for row in cursor]

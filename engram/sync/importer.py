@@ -190,7 +190,7 @@ def retry_deferred(store: Store, report: ImportReport | None = None) -> ImportRe
         while waiting and progress:
             progress, still = False, []
             for row in waiting:
-                error = _retry_one(applier, row.line)
+                error = _retry_one(applier, row.line, _transport(row.target_key))
                 if error is None:
                     sync_deferred.mark_applied(conn, row.id, now)
                     report.recovered += 1
@@ -208,14 +208,19 @@ def retry_deferred(store: Store, report: ImportReport | None = None) -> ImportRe
 _ANY = TrustGate(frozenset(), "git")
 
 
-def _retry_one(applier: Applier, line: str) -> str | None:
+def _transport(target_key: str) -> str:
+    """The transport a deferred row arrived by: the git folder, else a cloud remote."""
+    return "git" if target_key == GIT_TARGET else "cloud"
+
+
+def _retry_one(applier: Applier, line: str, transport: str) -> str | None:
     """Apply one queued mutation line; the error that keeps it waiting, or None.
 
     It passed its transport's gate when it was queued; here its project is trusted but the
     row rules (payload project, the row it changes) still hold."""
     try:
         mutation = parse_mutation(json.loads(line))
-        applier.gate = TrustGate(frozenset({mutation.project}), applier.gate.transport)
+        applier.gate = TrustGate(frozenset({mutation.project}), transport)
         if applier.apply(mutation) == "refused":
             return f"refused: it would change a row of another project than {mutation.project!r}"
     except MissingParent as missing:

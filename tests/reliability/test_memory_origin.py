@@ -125,3 +125,32 @@ def test_a_cloud_memory_names_the_principal(
     assert "from legacy-sync via cloud" in bob.ok("search", "postgres", "--project", "team")
     mine = json.loads(alice.ok("search", "postgres", "--project", "team", "--json"))["results"]
     assert mine[0]["origin_by"] is None
+
+
+def test_a_deferred_cloud_memory_keeps_its_transport(sandbox: Sandbox) -> None:
+    from engram.sync.apply import ApplyCounts
+    from engram.sync.importer import apply_mutations, retry_deferred
+    from engram.sync.mutation import parse_mutation
+    from engram.sync.trust import TrustGate
+    from tests.cloud.entries import observation
+
+    entry = observation("feedfacecafebeef", 2, project="team", session_id="s-late")
+    late = observation("feedfacecafebeef", 3, project="team")  # a session arrives after it
+    session = {**late, "entity": "session", "key": "s-late", "payload": {
+        "id": "s-late", "project": "team", "ownership_mode": "shared", "directory": "",
+        "started_at": "2026-11-30 12:00:00", "ended_at": None, "summary": None}}  # fmt: skip
+    gate = TrustGate.for_projects({"team"}, "cloud")
+    with Store.open() as store:
+        counts = ApplyCounts()
+        with store.write() as conn:
+            apply_mutations(conn, [parse_mutation(entry)], counts, target_key="cloud:x",
+                            now="2026-11-30 12:00:00", gate=gate)  # fmt: skip
+        assert counts.deferred == 1
+        with store.write() as conn:
+            apply_mutations(conn, [parse_mutation(session)], counts, target_key="cloud:x",
+                            now="2026-11-30 12:00:01", gate=gate)  # fmt: skip
+        assert retry_deferred(store).recovered == 1
+        row = store.connection.execute(
+            "SELECT origin_via FROM observations WHERE sync_id = ?", (entry["key"],)
+        ).fetchone()
+    assert tuple(row) == ("cloud",)

@@ -13,11 +13,12 @@ from typing import Any
 
 from engram.errors import EngramError
 from engram.memory import checks
+from engram.memory.citations.recording import record_citations
 from engram.memory.citations.status import CodeStatus
 from engram.memory.clock import stamp, utc_now
 from engram.memory.redaction import clean, content_limit, redact
 from engram.memory.review import state_of
-from engram.memory.save import normalized_hash, record_citations
+from engram.memory.save import normalized_hash
 from engram.store import observations
 from engram.store.db import Store
 from engram.store.records import Observation

@@ -18,7 +18,6 @@ passive capture, session summaries). In order:
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
@@ -195,6 +194,8 @@ def write_draft(
     session = ensure_session(conn, session_id, project, now)
     observation, action = _store(conn, draft, project, session, now)
     if action != "deduplicated":
+        from engram.memory.citations.recording import record_citations
+
         record_citations(conn, observation, workspace, now, fresh=action == "created")
     candidates: tuple[Candidate, ...] = ()
     if surface_conflicts and action != "deduplicated":
@@ -268,40 +269,6 @@ def _store(
         review_after=review_after,
     )
     return observations.insert_returning(conn, new, moment), "created"
-
-
-def record_citations(
-    conn: sqlite3.Connection,
-    observation: Observation,
-    workspace: str | None,
-    now: datetime,
-    *,
-    fresh: bool = False,
-) -> None:
-    """Record what ``observation`` cites in the repository enclosing ``workspace`` (default:
-    the working directory); outside a repository, or with citations off, it cites nothing.
-    ``fresh``: the row was just inserted, so it has no citations to replace."""
-    from engram.memory.citations.status import finding_enabled
-
-    if not finding_enabled():
-        return
-    from engram.memory.citations.finding import find_citations, mentions_paths
-    from engram.store import citations
-
-    text = f"{observation.title}\n{observation.content}"
-    found = []
-    if mentions_paths(text):
-        from engram.memory.git_repo import find_git_repo
-
-        try:
-            folder = workspace if workspace is not None else os.getcwd()
-            repo = find_git_repo(folder)
-        except OSError:  # the working directory was removed under us
-            repo = None
-        if repo is not None:
-            found = find_citations(repo, text, stamp(now), folder)
-    if found or not fresh:
-        citations.replace_for(conn, observation.id, found)
 
 
 def _reload(conn: sqlite3.Connection, obs_id: int) -> Observation:

@@ -1,5 +1,6 @@
 """Code citations: the files and symbols a memory names, found at save and checked on read.
 
+- :mod:`.recording` records them at save (every write path calls it);
 - :mod:`.finding` finds what a saved memory cites in its (redacted) title and content;
 - :mod:`.symbols` is the plain-text definition scan, one set of patterns per language family;
 - :mod:`.worktree` reads a repository: HEAD without spawning git, blob ids, and (only when a

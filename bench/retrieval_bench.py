@@ -13,7 +13,11 @@ query's project when it names one:
 
 - ``legacy``: the v0.1.0 ranking (bench/legacy_ranking.py): newest 1000 matches, estimated IDF;
 - ``bm25``: FTS5's own ``ORDER BY bm25()`` over every row matching all the words, no window;
-- ``engram``: ``engram.memory.search.search``, what the CLI, ``mem_search`` and hooks call.
+- ``engram``: ``engram.memory.search.search``, what the CLI, ``mem_search`` and hooks call,
+  lexical only (``ENGRAM_SEARCH=lexical``);
+- ``hybrid``: the same call with semantic recall on (the ``semantic`` extra's default): the
+  store is backfilled first (timed: the backfill rate), then lexical and nearest vectors are
+  fused (engram/store/ranking/fusion.py).
 
 Printed per ranking and query kind: recall@1/5/10, MRR, and p50 / p95 latency in ms with
 its ratio to ``bm25`` measured in the same run.
@@ -42,7 +46,9 @@ import retrieval_stores
 from engram.store.db import Store
 from engram.store.fts import MatchQuery
 
-RANKINGS = ("legacy", "bm25", "bm25-stemmed", "engram")
+RANKINGS = ("legacy", "bm25", "bm25-stemmed", "engram", "hybrid")
+SEARCH_ENV = {"engram": "lexical", "hybrid": "hybrid"}
+LEXICAL_KINDS = ("exact", "paraphrase", "partial", "old", "project", "latest")
 LIMIT = 10
 BM25_SQL = (
     "SELECT o.sync_id FROM {0} f JOIN observations o ON o.id = f.rowid"
@@ -134,7 +140,8 @@ class Tally:
 
 def evaluate(store: Store, ranker: Ranker, queries: list[retrieval_set.Query]) -> dict[str, Tally]:
     """One run of every query; tallies per kind and ``overall``."""
-    tallies: dict[str, Tally] = {kind: Tally() for kind in (*retrieval_set.KINDS, "overall")}
+    kinds = (*retrieval_set.KINDS, "lexical", "overall")
+    tallies: dict[str, Tally] = {kind: Tally() for kind in kinds}
     ranker(store, queries[0])  # warm-up
     for query in queries:
         started, cpu_started = time.perf_counter(), time.process_time()
@@ -143,6 +150,8 @@ def evaluate(store: Store, ranker: Ranker, queries: list[retrieval_set.Query]) -
         millis = (time.perf_counter() - started) * 1000
         relevant = {retrieval_stores.LABEL_PREFIX + r for r in query.relevant}
         tallies[query.kind].add(found, relevant, millis, cpu)
+        if query.kind in LEXICAL_KINDS:  # the kinds that share words with their answers
+            tallies["lexical"].add(found, relevant, millis, cpu)
         tallies["overall"].add(found, relevant, millis, cpu)
     return tallies
 
@@ -173,15 +182,16 @@ def report(label: str, results: dict[str, dict[str, Tally]]) -> None:
     sys.stdout.flush()
 
 
-def term_cases(store: Store, repeats: int) -> None:
+def term_cases(store: Store, repeats: int, name: str = "engram") -> None:
     """bench/store_bench.py's search cases (a very common, a mid and a rare corpus word, with
-    and without the largest project's filter) on this store: Engram's search against the
-    v0.1.0 ranking, p50 / p95 wall and CPU ms over ``repeats`` runs each, same process."""
+    and without the largest project's filter) on this store: Engram's search (``name``:
+    lexical ``engram`` or ``hybrid``, as the store was opened) against the v0.1.0 ranking,
+    p50 / p95 wall and CPU ms over ``repeats`` runs each, same process."""
     import corpus
     import store_bench
 
     print(
-        "\n| term | filter | engram wall p50 / p95 | engram CPU p50 / p95 |"
+        f"\n| term | filter | {name} wall p50 / p95 | {name} CPU p50 / p95 |"
         " v0.1.0 wall p50 / p95 | v0.1.0 CPU p50 / p95 |"
     )
     print("|---|---|---:|---:|---:|---:|")
@@ -230,7 +240,7 @@ def run(size: int, rankings: list[str], cache: Path, repeats: int) -> dict[str, 
     data_dir = retrieval_stores.labelled_store(size, data, cache)
     if size and repeats:
         print(f"\n### bench/store_bench.py's search cases at {size:,} (+ the labelled set)")
-        with Store.open(data_dir) as store:
+        with Store.open(data_dir, env={"ENGRAM_SEARCH": "lexical"}) as store:
             term_cases(store, repeats)
     rankers: dict[str, Ranker] = {
         "legacy": legacy,
@@ -238,19 +248,119 @@ def run(size: int, rankings: list[str], cache: Path, repeats: int) -> dict[str, 
         "bm25-stemmed": bm25_stemmed,
         "engram": engram,
     }
-    with Store.open(data_dir) as store:
-        return {name: evaluate(store, rankers[name], data.queries) for name in rankings}
+    results = {}
+    for name in rankings:
+        env = {"ENGRAM_SEARCH": SEARCH_ENV.get(name, "lexical")}
+        with Store.open(data_dir, env=env) as store:
+            if name == "hybrid":
+                prepare_hybrid(store)
+            results[name] = evaluate(store, rankers.get(name, engram), data.queries)
+            if name == "hybrid":
+                footprint(store)
+                if size and repeats:
+                    term_cases(store, repeats, "hybrid")
+    return results
+
+
+def save_throughput(count: int = 300) -> None:
+    """Saves a CPU second through ``save_observation``, semantic recall on vs off, measured
+    alternately in this run (fresh stores in a temporary folder)."""
+    from engram.memory.save import save_observation
+
+    rates: dict[str, list[float]] = {"hybrid": [], "lexical": []}
+    for round_ in range(3):
+        for mode in ("lexical", "hybrid"):
+            folder = Path(tempfile.mkdtemp(prefix=f"engram-save-{mode}-"))
+            with Store.open(folder, env={"ENGRAM_SEARCH": mode}) as store:
+                save_observation(store, title="warm", content="up", project="p")
+                cpu = time.process_time()
+                for i in range(count):
+                    save_observation(
+                        store,
+                        title=f"Fixed race {round_}-{i} in the ledger worker",
+                        content="two workers updated the same record; wrapped it in a lock",
+                        project="p",
+                        surface_conflicts=False,
+                    )
+                rates[mode].append(count / max(time.process_time() - cpu, 1e-9))
+    on, off = statistics.median(rates["hybrid"]), statistics.median(rates["lexical"])
+    print(
+        f"\nsave throughput (median of 3 x {count} saves, CPU): with embedding {on:,.0f}/s,"
+        f" without {off:,.0f}/s, ratio {on / off:.2f} (load average {_load()})"
+    )
+
+
+def _load() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def footprint(store: Store) -> None:
+    """Peak RSS of this process and the vectors' bytes in the database."""
+    import resource
+
+    row = store.connection.execute(
+        "SELECT count(*), coalesce(sum(length(embedding)), 0) FROM observations"
+        " WHERE embedding IS NOT NULL"
+    ).fetchone()
+    size = store.path.stat().st_size
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        f"  vectors: {row[0]:,} rows, {row[1] / 2**20:.1f} MB of int8 vectors in a"
+        f" {size / 2**20:.0f} MB database; peak RSS {rss:.0f} MB (load average {_load()})"
+    )
+
+
+def prepare_hybrid(store: Store) -> None:
+    """Backfill what the cached store lacks (timed), then load the vector index (timed)."""
+    from engram.memory import embedding
+
+    state = embedding.status(store)
+    if not state.on:
+        raise SystemExit(f"hybrid needs semantic recall: {state.reason}")
+    started, cpu = time.perf_counter(), time.process_time()
+    made = embedding.backfill(store)
+    took = time.perf_counter() - started
+    if made:
+        rate = made / max(time.process_time() - cpu, 1e-9)
+        print(f"  backfilled {made:,} memories in {took:.1f} s ({rate:,.0f} a CPU second)")
+    started = time.perf_counter()
+    engram(store, retrieval_set.Query("warm", "warm", "warm up", (), None))
+    print(f"  first hybrid search (loads the vector index): {time.perf_counter() - started:.2f} s")
+
+
+GOALS = {"concept": 0.9, "mixed": 0.95}
+
+
+def check_hybrid(results: dict[str, dict[str, Tally]], label: str) -> bool:
+    """Hybrid against lexical-only, per kind: no lexical kind down by more than 0.01 (recall@5
+    and MRR), mixed queries better by at least 0.05; the issue's goals printed, met or not."""
+    ok = True
+    for kind in (*LEXICAL_KINDS, "mixed"):
+        lexical, hybrid = (results[r][kind].figures() for r in ("engram", "hybrid"))
+        for figure in ("r5", "mrr"):
+            if kind in LEXICAL_KINDS and hybrid[figure] < lexical[figure] - 0.01:
+                print(f"FAIL: hybrid {kind} {figure} {hybrid[figure]:.3f} < {lexical[figure]:.3f}")
+                ok = False
+        if kind == "mixed" and hybrid["r5"] < lexical["r5"] + 0.05:
+            print(f"FAIL: hybrid mixed recall@5 {hybrid['r5']:.3f} not above {lexical['r5']:.3f}")
+            ok = False
+    for kind, goal in GOALS.items():
+        value = results["hybrid"][kind].figures()["r5"]
+        verdict = "met" if value >= goal else "MISSED"
+        print(f"goal: hybrid {kind} recall@5 {value:.3f} (goal {goal}): {verdict} ({label})")
+    return ok
 
 
 def _override(parser: argparse.ArgumentParser, item: str) -> None:
-    from engram.store import ranking
+    from engram.store.ranking import fusion, lexical
 
     name, _, value = item.partition("=")
-    if not name.isupper() or not hasattr(ranking, name) or not value:
+    module = next((m for m in (lexical, fusion) if hasattr(m, name)), None)
+    if not name.isupper() or module is None or not value:
         parser.error(f"--set wants NAME=VALUE with a constant of engram.store.ranking: {item!r}")
-    kind = type(getattr(ranking, name))
-    setattr(ranking, name, kind(value))
-    print(f"ablation: engram.store.ranking.{name} = {getattr(ranking, name)!r}")
+    kind = type(getattr(module, name))
+    setattr(module, name, kind(value))
+    print(f"ablation: {module.__name__}.{name} = {getattr(module, name)!r}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -260,12 +370,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rankings", default=",".join(RANKINGS), help="legacy,bm25,engram")
     parser.add_argument("--cache", type=Path, default=retrieval_stores.CACHE)
     parser.add_argument(
+        "--save-throughput", action="store_true", help="also time saves with/without embedding"
+    )
+    parser.add_argument(
         "--term-repeats",
         type=int,
         default=40,
         help="runs per store_bench search case at 100k / 1m (0: skip those cases)",
     )
-    parser.add_argument("--min-recall5", type=float, help="fail if engram's recall@5 is lower")
+    parser.add_argument(
+        "--min-recall5",
+        type=float,
+        help="fail if engram's recall@5 over the lexical kinds (the six that share words with"
+        " their answers) is lower",
+    )
+    parser.add_argument(
+        "--check-hybrid",
+        action="store_true",
+        help="fail if hybrid loses more than 0.01 recall@5 or MRR on a lexical kind against"
+        " engram, or does not beat it by 0.05 on mixed queries; print the concept/mixed goals",
+    )
     parser.add_argument(
         "--set",
         action="append",
@@ -284,14 +408,18 @@ def main(argv: list[str] | None = None) -> int:
     if unknown := set(rankings) - set(RANKINGS):
         parser.error(f"unknown ranking(s): {', '.join(sorted(unknown))}")
     os.environ["ENGRAM_DATA_DIR"] = tempfile.mkdtemp(prefix="engram-bench-")
-    print(f"# Engram retrieval benchmark (sqlite {sqlite3.sqlite_version})")
+    print(f"# Engram retrieval benchmark (sqlite {sqlite3.sqlite_version}, load {_load()})")
+    if args.save_throughput:
+        save_throughput()
     failed = False
     for size in sizes:
         label = "labelled set alone" if size == 0 else f"labelled set among {size:,} synthetic"
         results = run(size, rankings, args.cache, args.term_repeats)
         report(label, results)
+        if args.check_hybrid and {"engram", "hybrid"} <= set(results):
+            failed |= not check_hybrid(results, label)
         if args.min_recall5 is not None and "engram" in results:
-            recall5 = results["engram"]["overall"].figures()["r5"]
+            recall5 = results["engram"]["lexical"].figures()["r5"]
             if recall5 < args.min_recall5:
                 print(f"FAIL: engram recall@5 {recall5:.3f} < {args.min_recall5} ({label})")
                 failed = True

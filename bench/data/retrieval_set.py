@@ -17,7 +17,12 @@ routine notes full of those common words. Queries, each with its relevant memory
 - ``partial``: one distinctive term (a function name or an error code);
 - ``old``: an old memory whose title words are common words of newer notes;
 - ``project``: the same component and problem exist in several projects; filtered to one;
-- ``latest``: a decision that changed; only the latest revision is relevant.
+- ``latest``: a decision that changed; only the latest revision is relevant;
+- ``concept``: a bug described by its meaning (``concepts.py``): no content word and no stem
+  shared with the answer (asserted here with SQLite's own porter stemmer and a 4-letter
+  prefix rule), so lexical search alone finds it only by accident;
+- ``mixed``: one rare word of the answer (a component's name word, in under 2% of the
+  memories) plus the concept phrase of its problem, which shares nothing.
 """
 
 from __future__ import annotations
@@ -33,12 +38,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import concepts
 import vocab
 
 SEED = 18
 START = datetime(2025, 12, 1, 8, 0, 0)
 DAYS = 365
-KINDS = ("exact", "paraphrase", "partial", "old", "project", "latest")
+KINDS = ("exact", "paraphrase", "partial", "old", "project", "latest", "concept", "mixed")
 PER_KIND = 60
 FILLER = 4000
 _TOKEN = re.compile(r"[^\W_]+")
@@ -362,7 +368,140 @@ def _queries(rng, journal, bugs, latest, conventions, discoveries, anchors) -> l
         add("project", f"{problem.name} {component.name}", memory, memory.project)
     for memory, project, asks, topic, first in latest[:PER_KIND]:
         add("latest", asks if rng.random() < 0.5 else f"{first} {topic}", memory, project)
+    _concept_queries(own[80 + PER_KIND :], counts, len(live), add)
     return made
+
+
+# Function words only: a concept query may share these with its answer, nothing else.
+_FUNCTION_WORDS = frozenset(
+    [
+        "a",
+        "about",
+        "after",
+        "all",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "did",
+        "do",
+        "each",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "off",
+        "on",
+        "once",
+        "one",
+        "or",
+        "our",
+        "out",
+        "so",
+        "that",
+        "the",
+        "their",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "till",
+        "to",
+        "too",
+        "up",
+        "us",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "whether",
+        "which",
+        "who",
+        "whose",
+        "why",
+        "will",
+        "with",
+        "without",
+        "you",
+        "your",
+    ]
+)
+
+
+class _Stems:
+    """Porter stems as Engram's FTS5 index makes them (SQLite's own tokenizer)."""
+
+    def __init__(self) -> None:
+        import sqlite3
+
+        self.conn = sqlite3.connect(":memory:")
+        self.conn.execute(
+            "CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61 remove_diacritics 2')"
+        )
+        self.conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'row')")
+
+    def __call__(self, text: str) -> set[str]:
+        self.conn.execute("INSERT INTO t (x) VALUES (?)", (text,))
+        found = {row[0] for row in self.conn.execute("SELECT term FROM v")}
+        self.conn.execute("DELETE FROM t")
+        return found
+
+
+def shared_words(query: str, answer: str, stems: _Stems) -> set[str]:
+    """Content words of ``query`` that ``answer`` shares: the word, its porter stem, or its
+    first four letters (so "failures" and "failed", "caching" and "cache" count as shared)."""
+    answer_words = tokens(answer)
+    answer_stems = stems(answer)
+    prefixes = {w[:4] for w in answer_words if len(w) >= 4}
+    shared = set()
+    for word in tokens(query) - _FUNCTION_WORDS:
+        if (
+            word in answer_words
+            or stems(word) & answer_stems
+            or (len(word) >= 4 and word[:4] in prefixes)
+        ):
+            shared.add(word)
+    return shared
+
+
+def _concept_queries(bugs, counts, live, add) -> None:  # type: ignore[no-untyped-def]
+    """``concept`` then ``mixed`` queries over bug fixes no other kind asks about."""
+    stems = _Stems()
+    concept, mixed = 0, 0
+    for memory, problem, component, _ident, _code in bugs:
+        text = f"{memory.title} {memory.content}"
+        phrase = concepts.PROBLEMS[problem.name]
+        if concept < PER_KIND:
+            query = f"{phrase} in {concepts.COMPONENTS[component.name]}"
+            if not shared_words(query, text, stems):
+                add("concept", query, memory)
+                concept += 1
+            continue
+        if mixed >= PER_KIND:
+            break
+        rare = min(tokens(component.name), key=lambda w: counts[w])
+        query = f"{rare} {phrase}"
+        if counts[rare] <= 0.02 * live and shared_words(query, text, stems) == {rare}:
+            add("mixed", query, memory)
+            mixed += 1
+    assert concept == mixed == PER_KIND, (concept, mixed)
 
 
 def main() -> int:

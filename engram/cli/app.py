@@ -29,6 +29,7 @@ COMMAND_MODULES: list[str] = [
     "observations",
     "recall",
     "review",
+    "embed",
     "backup",
     "migrate",
     "sync",

@@ -59,11 +59,13 @@ def builtin_checks() -> list[Check]:
         host_checks,
         link_checks,
         project_checks,
+        semantic_checks,
         store_checks,
     )
 
     return [
         *store_checks.CHECKS,
+        *semantic_checks.CHECKS,
         *project_checks.CHECKS,
         *link_checks.CHECKS,
         *host_checks.CHECKS,

@@ -170,7 +170,9 @@ def open_memory(env: Mapping[str, str], *, close: bool = True) -> Iterator[Memor
     from engram.store.db import Store
 
     data_dir = data_dir_of(env)
-    store = Store.open(data_dir, env=env, busy_timeout_ms=HOOK_BUSY_MS)
+    # Lexical only: a hook must answer fast and never loads an embedding model (hooks save
+    # sessions and prompts, no observations, so nothing here would need a vector).
+    store = Store.open(data_dir, env=env, busy_timeout_ms=HOOK_BUSY_MS, semantic=False)
     try:
         yield Memory(store, data_dir)
     finally:

@@ -30,3 +30,11 @@ def register_hosts(register: Any) -> None:
 @hookspec
 def register_doctor_checks(register: Any) -> None:
     """Register extra doctor checks: register(check) once per check."""
+
+
+# -- semantic recall: implemented by any plugin; every implementation is called ---------------
+
+
+@hookspec
+def register_embedders(register: Any) -> None:
+    """Register embedding models for semantic recall: register(embedder) once per model."""

@@ -27,6 +27,7 @@ from engram.errors import EngramError
 from engram.store.datadir import DEFAULT_MOUNTINFO, data_dir_of, ensure_data_dir
 from engram.store.errors import store_error
 from engram.store.migrate import migrate, migrate_check
+from engram.store.semantic import attach, detach
 
 TYPE_CHECKING = False  # typing costs the hook path more than its work
 if TYPE_CHECKING:
@@ -61,6 +62,8 @@ class Store:
         migrate_schema: bool = True,
         in_memory: bool = False,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+        env: Mapping[str, str] | None = None,
+        semantic: bool = True,
     ) -> None:
         path = self._file = os.fspath(path)  # a string: pathlib costs the hook path its work
         self._scratch: str | None = None  # a read view's temporary folder, removed on close
@@ -96,6 +99,9 @@ class Store:
         except BaseException:
             self._conn.close()
             raise
+        # Embeds what each write transaction writes, when semantic recall is on; a hook's
+        # store (semantic=False) stays lexical and never loads a model.
+        self._semantic = attach(self._conn, env, enabled=semantic)
 
     @classmethod
     def open(
@@ -105,6 +111,7 @@ class Store:
         env: Mapping[str, str] | None = None,
         mountinfo: str | os.PathLike[str] = DEFAULT_MOUNTINFO,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+        semantic: bool = True,
     ) -> Store:
         """Open (creating and migrating if needed) the store in ``data_dir``.
 
@@ -112,6 +119,8 @@ class Store:
         ``busy_timeout_ms`` below the default also means a single wait (hooks have a deadline).
         A Go engram store is converted first (:mod:`engram.store.legacy`), with a notice on
         stderr, except for a caller with such a deadline: it gets ``store.go_format``.
+        ``semantic=False``: lexical search only and no embedding (a hook's store), whatever
+        the environment says.
 
         Raises:
             EngramError: ``store.relative_data_dir``, ``store.network_filesystem``,
@@ -122,7 +131,7 @@ class Store:
         directory = data_dir if data_dir is not None else data_dir_of(env)
         path = ensure_data_dir(directory, mountinfo)
         try:
-            return cls(path, busy_timeout_ms=busy_timeout_ms)
+            return cls(path, busy_timeout_ms=busy_timeout_ms, env=env, semantic=semantic)
         except EngramError as exc:
             # The first write to a Go engram store converts it (after a verified backup) —
             # not a caller with a deadline (a hook fails open instead; the next command or
@@ -132,7 +141,7 @@ class Store:
             from engram.store.legacy.migrate_go import auto_migrate
 
             auto_migrate(path, str(exc.details["flavour"]), busy_timeout_ms=busy_timeout_ms)
-        return cls(path, busy_timeout_ms=busy_timeout_ms)
+        return cls(path, busy_timeout_ms=busy_timeout_ms, env=env, semantic=semantic)
 
     @classmethod
     def open_for_reading(
@@ -147,9 +156,9 @@ class Store:
         directory = data_dir if data_dir is not None else data_dir_of(env)
         path = ensure_data_dir(directory, mountinfo, create=False)
         if not os.path.exists(path):
-            return cls(path, in_memory=True)
+            return cls(path, in_memory=True, env=env)
         try:
-            return cls(path)
+            return cls(path, env=env)
         except EngramError as exc:
             if exc.code != "store.go_format":
                 raise
@@ -158,7 +167,7 @@ class Store:
         from engram.store.legacy.migrate_go import read_view
 
         scratch, copy = read_view(path, flavour)
-        store = cls(copy)
+        store = cls(copy, env=env)
         store._scratch = scratch
         return store
 
@@ -202,7 +211,9 @@ class Store:
         with self._lock:
             self._run(lambda: conn.execute("BEGIN IMMEDIATE"))
             try:
+                self._semantic.prepare_write()
                 yield conn
+                self._semantic.finish_write()
             except BaseException as exc:
                 with contextlib.suppress(sqlite3.Error):
                     conn.execute("ROLLBACK")
@@ -210,6 +221,7 @@ class Store:
                     raise store_error(exc, self._file) from None
                 raise
             self._run(lambda: conn.execute("COMMIT"))
+        self._semantic.after_commit(self.write)
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
@@ -249,6 +261,7 @@ class Store:
 
     def close(self) -> None:
         """Close the connection (idempotent); a read view's scratch copy goes with it."""
+        detach(self._conn)
         self._conn.close()
         if self._scratch is not None:
             import shutil

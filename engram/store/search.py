@@ -1,7 +1,8 @@
-"""Full-text search over live observations: filtered in the index, ranked in a bounded window.
+"""Search over live observations: filtered first, ranked lexically, fused with vectors.
 
-See :mod:`engram.store.fts` for sanitising, filter keys and the ranking (a word in the
-title weighs 5, anywhere else 1).
+See :mod:`engram.store.fts` for sanitising and filter keys, :mod:`engram.store.ranking` for
+the ranking. With semantic recall on (:mod:`engram.store.semantic`) the nearest vectors under
+the same filters are fused in; otherwise the lexical ranking alone answers.
 """
 
 from __future__ import annotations
@@ -9,9 +10,10 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
+from engram.store import semantic
 from engram.store.fts import WINDOW, MatchQuery
 from engram.store.observations import get_many
-from engram.store.ranking import rank
+from engram.store.ranking import demote_superseded, fusion, rank
 from engram.store.records import Observation
 
 
@@ -36,12 +38,25 @@ def search_observations(
     """The best-ranked live observations matching ``query`` and the exact filters given
     (``offset`` skips that many of the best: a later page of the same ranking)."""
     total = conn.execute("SELECT coalesce(max(id), 0) FROM observations").fetchone()[0]
-    ranked = rank(
-        conn,
-        query.filtered(project=project, type=type, scope=scope),
-        total_rows=int(total),
-        limit=offset + limit,
-    )[offset:]
+    filtered = query.filtered(project=project, type=type, scope=scope)
+    recall = semantic.of(conn)
+    nearest = None
+    if recall is not None:
+        nearest = recall.nearest(
+            " ".join(query.terms),
+            project=project,
+            type=type,
+            scope=scope,
+            limit=max(fusion.VECTOR_DEPTH, offset + limit),
+        )
+    if nearest is None:
+        ranked = rank(conn, filtered, total_rows=int(total), limit=offset + limit)[offset:]
+    else:
+        depth = max(fusion.LEXICAL_DEPTH, offset + limit)
+        lexical = rank(conn, filtered, total_rows=int(total), limit=depth)
+        fused = fusion.fuse(lexical, nearest, query.mode)
+        mode = fusion.order_mode(query.mode)
+        ranked = demote_superseded(conn, fused, mode, offset + limit)[offset:]
     rows = get_many(conn, [r.rowid for r in ranked])
     return [ScoredObservation(rows[r.rowid], r.score) for r in ranked if r.rowid in rows]
 

@@ -195,7 +195,7 @@ def rank(
     else:
         head = heapq.nsmallest(limit * 3, scores, key=lambda r: (-scores[r], -r))
     ranked = [Ranked(r, scores[r], held.get(r, 0) >= words) for r in head]
-    return _demote_superseded(conn, ranked, query.mode, limit)
+    return demote_superseded(conn, ranked, query.mode, limit)
 
 
 def _add_content_word_matches(
@@ -243,7 +243,7 @@ def _order(ranked: list[Ranked], mode: str) -> list[Ranked]:
     return sorted(ranked, key=lambda r: (-r.score, -r.rowid))
 
 
-def _demote_superseded(
+def demote_superseded(
     conn: sqlite3.Connection, ranked: list[Ranked], mode: str, limit: int
 ) -> list[Ranked]:
     """The top ``limit`` after superseded rows (a judged ``supersedes`` verdict points at them

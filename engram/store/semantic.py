@@ -1,0 +1,207 @@
+"""A store's semantic recall: embedding what a write transaction wrote, and nearest vectors.
+
+Every :class:`engram.store.db.Store` attaches one :class:`SemanticRecall` to its connection;
+:func:`of` finds it from the connection alone, so every reader that ranks observations
+(search, the TUI's browse, governed routing's journal matches, the conflict scan) takes the
+same hybrid path without being handed anything. Whether it is on, and with which embedder,
+is decided once a connection (:mod:`engram.semantic.choice`) on the first write that touches
+an observation or the first search: a write that touches none, like a hook's session start,
+imports nothing of it. This module stays import-light for that reason (no typing).
+"""
+
+from __future__ import annotations
+
+import _thread  # threading costs the hook path more than its work
+import os
+import sqlite3
+
+TYPE_CHECKING = False  # typing costs the hook path more than its work
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from contextlib import AbstractContextManager
+
+    from engram.semantic.choice import SemanticChoice
+    from engram.store.vector_index import Nearest
+
+_ATTACHED: dict[int, SemanticRecall] = {}
+
+_QUEUE = (
+    "CREATE TEMP TABLE IF NOT EXISTS embedding_queue (id INTEGER PRIMARY KEY)",
+    "CREATE TEMP TRIGGER IF NOT EXISTS embedding_queue_insert AFTER INSERT ON main.observations"
+    " BEGIN INSERT OR IGNORE INTO embedding_queue (id) VALUES (new.id); END",
+    "CREATE TEMP TRIGGER IF NOT EXISTS embedding_queue_update"
+    " AFTER UPDATE OF title, content ON main.observations"
+    " BEGIN INSERT OR IGNORE INTO embedding_queue (id) VALUES (new.id); END",
+)
+
+
+def install_queue(conn: sqlite3.Connection) -> None:
+    """Queue every observation this connection inserts or re-texts (TEMP: this connection)."""
+    for statement in _QUEUE:
+        conn.execute(statement)
+
+
+def take_queue(conn: sqlite3.Connection, limit: int = 512) -> list[int]:
+    """Up to ``limit`` queued observation ids, taken off the queue (a page bounds memory)."""
+    ids = [
+        row[0]
+        for row in conn.execute("SELECT id FROM temp.embedding_queue ORDER BY id LIMIT ?", (limit,))
+    ]
+    if ids:
+        conn.execute("DELETE FROM temp.embedding_queue WHERE id <= ?", (ids[-1],))
+    return ids
+
+
+def clear_queue(conn: sqlite3.Connection) -> None:
+    """Drop what is queued (semantic recall is off: the backfill embeds it later)."""
+    conn.execute("DELETE FROM temp.embedding_queue")
+
+
+class SemanticRecall:
+    """The semantic side of one store connection (see the module docstring)."""
+
+    def __init__(self, conn: sqlite3.Connection, env: Mapping[str, str] | None = None) -> None:
+        self._conn = conn
+        self._env = env
+        self._choice: SemanticChoice | None = None
+        self._index: object = None
+        self.queue_ready = False
+        self.enabled = True
+        self.last_error = ""
+        self._after_commit: list[int] = []
+        self._lock = _thread.allocate_lock()  # an MCP server's threads share one connection
+
+    def choice(self) -> SemanticChoice:
+        """The :class:`engram.semantic.choice.SemanticChoice` for this store (decided once)."""
+        if self._choice is None:
+            from engram.semantic.choice import choose
+            from engram.store import vectors
+
+            conn = self._conn
+            self._choice = choose(
+                mode=vectors.setting(conn, vectors.SETTING_MODE),
+                embedder=vectors.setting(conn, vectors.SETTING_EMBEDDER),
+                env=self._env if self._env is not None else os.environ,
+            )
+        return self._choice
+
+    def forget_choice(self) -> None:
+        """Decide again on next use (after a setting changed)."""
+        self._choice = None
+        self._index = None
+
+    def prepare_write(self) -> None:
+        """Before a write transaction's statements: queue the observations it writes."""
+        if self.enabled and not self.queue_ready:
+            install_queue(self._conn)
+            self.queue_ready = True
+
+    def finish_write(self) -> None:
+        """Before the commit: embed the observations the transaction wrote (when on). The
+        first time a process writes one, deciding and loading the model take a while: those
+        rows are embedded by :meth:`after_commit` instead, so the write lock is not held."""
+        if not self.queue_ready:
+            return
+        ids = take_queue(self._conn)
+        if not ids:
+            return
+        choice = self._choice
+        if choice is None or (choice.on and not getattr(choice.embedder, "ready", True)):
+            while ids:
+                self._after_commit.extend(ids)
+                ids = take_queue(self._conn)
+            return
+        if not choice.on:
+            clear_queue(self._conn)  # `engram embed --backfill` fills them later
+            return
+        while ids:
+            self.embed(ids)
+            ids = take_queue(self._conn)
+
+    def after_commit(self, write: Callable[[], AbstractContextManager[sqlite3.Connection]]) -> None:
+        """After the commit: embed what :meth:`finish_write` left, the model loaded outside
+        the write lock, in write transactions of their own. A failure only leaves the rows
+        for the backfill: the save itself is committed."""
+        from engram.errors import EngramError
+
+        ids, self._after_commit = self._after_commit, []
+        if not ids or not self.choice().on:
+            return
+        try:
+            warm = getattr(self.choice().embedder, "warm", None)
+            if warm is not None:
+                warm()
+            for start in range(0, len(ids), 512):
+                with write():
+                    self.embed(ids[start : start + 512])
+        except EngramError as exc:
+            self.last_error = exc.message
+
+    def embed(self, ids: list[int]) -> int:
+        """Embed the live rows among ``ids`` with the chosen embedder; how many it embedded.
+        A model that cannot load leaves them for the backfill and records why."""
+        from engram.errors import EngramError
+        from engram.semantic.embedder import document_text, model_label
+        from engram.store import vectors
+
+        embedder = self.choice().embedder
+        rows = vectors.texts(self._conn, ids)
+        if embedder is None or not rows:
+            return 0
+        try:
+            matrix = embedder.embed([document_text(title, content) for _, title, content in rows])
+        except Exception as exc:  # a plugin's model failing must not lose the save itself
+            self.last_error = exc.message if isinstance(exc, EngramError) else repr(exc)
+            return 0
+        label = model_label(embedder)
+        vectors.store_vectors(self._conn, [r[0] for r in rows], vectors.quantise(matrix), label)
+        return len(rows)
+
+    def nearest(
+        self, text: str, *, project: str | None, type: str | None, scope: str | None, limit: int
+    ) -> list[Nearest] | None:
+        """The nearest live vectors to ``text`` under the filters, or None when off."""
+        from engram.errors import EngramError
+        from engram.semantic.embedder import model_label
+        from engram.store.vector_index import VectorIndex
+
+        embedder = self.choice().embedder
+        if embedder is None:
+            return None
+        try:
+            query = embedder.embed([text])[0]
+        except Exception as exc:  # lexical results are still an answer
+            self.last_error = exc.message if isinstance(exc, EngramError) else repr(exc)
+            return None
+        if not query.any():
+            return []
+        label = model_label(embedder)
+        index = self._index
+        if not isinstance(index, VectorIndex) or index.model != label:
+            index = self._index = VectorIndex(label, embedder.dimension)
+        return index.nearest(
+            self._conn, query, project=project, type=type, scope=scope, limit=limit
+        )
+
+
+def attach(
+    conn: sqlite3.Connection, env: Mapping[str, str] | None = None, *, enabled: bool = True
+) -> SemanticRecall:
+    """Give ``conn`` its semantic side (a Store does this when it opens); ``enabled=False``
+    leaves the connection lexical (:func:`of` finds nothing, writes queue nothing)."""
+    recall = SemanticRecall(conn, env)
+    recall.enabled = enabled
+    if enabled:
+        _ATTACHED[id(conn)] = recall
+    return recall
+
+
+def detach(conn: sqlite3.Connection) -> None:
+    """Forget ``conn``'s semantic side (a Store does this when it closes)."""
+    _ATTACHED.pop(id(conn), None)
+
+
+def of(conn: sqlite3.Connection) -> SemanticRecall | None:
+    """The semantic side of a store's connection; None for a bare connection."""
+    recall = _ATTACHED.get(id(conn))
+    return recall if recall is not None and recall._conn is conn else None

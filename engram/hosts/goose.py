@@ -1,7 +1,7 @@
 """Goose: ``extensions.engram`` in ``~/.config/goose/config.yaml`` (user level only).
 
 Goose keeps its extensions in one YAML file per user (``$XDG_CONFIG_HOME/goose/config.yaml``;
-``%APPDATA%\\Block\\goose\\config\\config.yaml`` on Windows), each a flat mapping ``{enabled,
+``%APPDATA%\\Block\\goose\\config\\config.yaml`` on Windows, which Engram uses there), each a flat mapping ``{enabled,
 type: stdio, name, description, cmd, args, envs, timeout}`` keyed by name. Engram edits it with
 the round-trip YAML editor (comments, order, quoting, anchors kept; unlink gives back the bytes).
 Goose has no project-level extension config, so a workspace link writes only the instruction
@@ -14,6 +14,7 @@ so no context is injected that way; the memory comes in through the MCP tools an
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -23,6 +24,16 @@ from engram.hosts.context import Base, HostContext, Location
 from engram.hosts.hookspecs import hookimpl
 
 TIMEOUT_SECONDS = 300  # Goose's own default for a command-line extension
+# Goose's config folder: %APPDATA%\Block\goose\config on Windows, ~/.config/goose elsewhere.
+CONFIG_DIR = (
+    Location(Base.APP_CONFIG, "Block/goose/config")
+    if sys.platform == "win32"
+    else Location(Base.CONFIG_HOME, "goose")
+)
+
+
+def _config(rel: str) -> Location:
+    return Location(CONFIG_DIR.base, f"{CONFIG_DIR.relpath}/{rel}")
 
 
 class Goose(McpHost):
@@ -32,7 +43,7 @@ class Goose(McpHost):
     title = "Goose"
     aliases = ("goose-cli", "block-goose")
     programs = ("goose",)
-    config_dirs = (Location(Base.CONFIG_HOME, "goose"),)
+    config_dirs = (CONFIG_DIR,)
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
         Scope.GLOBAL: (
             "start a new `goose session` (or restart Goose Desktop): engram is enabled under "
@@ -40,9 +51,7 @@ class Goose(McpHost):
         ),
     }
     mcp: ClassVar[dict[Scope, McpTarget]] = {
-        Scope.GLOBAL: McpTarget(
-            (Location(Base.CONFIG_HOME, "goose/config.yaml"),), DocFormat.YAML, ("extensions",)
-        ),
+        Scope.GLOBAL: McpTarget((_config("config.yaml"),), DocFormat.YAML, ("extensions",)),
     }
     skipped: ClassVar[dict[Scope, str]] = {
         Scope.WORKSPACE: (
@@ -59,8 +68,8 @@ class Goose(McpHost):
         ),
         Scope.GLOBAL: HostFiles(
             hooks=Location(Base.HOME, ".agents/plugins/engram"),
-            instructions=Location(Base.CONFIG_HOME, "goose/.goosehints"),
-            skills=Location(Base.CONFIG_HOME, "goose/skills"),
+            instructions=_config(".goosehints"),
+            skills=_config("skills"),
         ),
     }
 

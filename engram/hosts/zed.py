@@ -10,6 +10,7 @@ reads exactly one project instruction file: the first that exists of ``.rules``,
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import ClassVar
@@ -19,6 +20,18 @@ from engram.hosts.base import Host, HostFiles, McpHost, McpTarget
 from engram.hosts.context import Base, HostContext, Location
 from engram.hosts.hookspecs import hookimpl
 from engram.hosts.syntax import Dialect
+
+# Zed's settings folder: %APPDATA%\Zed on Windows, ~/.config/zed elsewhere (macOS too).
+CONFIG_DIR = (
+    Location(Base.APP_CONFIG, "Zed")
+    if sys.platform == "win32"
+    else Location(Base.CONFIG_HOME, "zed")
+)
+
+
+def _config(rel: str) -> Location:
+    return Location(CONFIG_DIR.base, f"{CONFIG_DIR.relpath}/{rel}")
+
 
 # Zed's project instruction files, in the order it looks for them; it uses the first one.
 RULE_FILES = (
@@ -41,7 +54,7 @@ class Zed(McpHost):
     title = "Zed"
     aliases = ("zed-editor",)
     programs = ("zed", "zeditor")
-    config_dirs = (Location(Base.CONFIG_HOME, "zed"),)
+    config_dirs = (CONFIG_DIR,)
     dialect = Dialect.JSONC
     next_steps: ClassVar[dict[Scope, tuple[str, ...]]] = {
         Scope.WORKSPACE: (
@@ -57,14 +70,14 @@ class Zed(McpHost):
             (Location(Base.WORKSPACE, ".zed/settings.json"),), DocFormat.JSONC, ("context_servers",)
         ),
         Scope.GLOBAL: McpTarget(
-            (Location(Base.CONFIG_HOME, "zed/settings.json"),),
+            (_config("settings.json"),),
             DocFormat.JSONC,
             ("context_servers",),
         ),
     }
     files: ClassVar[dict[Scope, HostFiles]] = {
         Scope.WORKSPACE: HostFiles(instructions=Location(Base.WORKSPACE, "AGENTS.md")),
-        Scope.GLOBAL: HostFiles(instructions=Location(Base.CONFIG_HOME, "zed/AGENTS.md")),
+        Scope.GLOBAL: HostFiles(instructions=_config("AGENTS.md")),
     }
 
     def scope_files(self, ctx: HostContext) -> HostFiles | None:

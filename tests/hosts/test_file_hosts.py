@@ -205,3 +205,32 @@ def test_link_all_finds_the_host_by_its_user_folder(
     (sandbox.home / folder).mkdir(parents=True)
     found = presence(find_host(host), empty_path)
     assert found.found and folder in found.reason
+
+
+@pytest.mark.parametrize(
+    ("module", "cls", "rel"),
+    [
+        ("goose", "Goose", "Block/goose/config/config.yaml"),
+        ("zed", "Zed", "Zed/settings.json"),
+        ("vscode", "VsCode", "Code/User/mcp.json"),
+        ("claude_desktop", "ClaudeDesktop", "Claude/claude_desktop_config.json"),
+    ],
+)
+def test_on_windows_the_user_config_is_under_appdata(
+    sandbox: Sandbox, context: MakeContext, monkeypatch: pytest.MonkeyPatch,
+    module: str, cls: str, rel: str,
+) -> None:  # fmt: skip
+    import importlib
+    import sys
+
+    appdata = sandbox.home / "AppData/Roaming"
+    monkeypatch.setattr(sys, "platform", "win32")
+    windows = importlib.import_module(f"engram.hosts.{module}")
+    try:
+        host = getattr(importlib.reload(windows), cls)()
+        ctx = context(G)
+        ctx = HostContext(**{**ctx.__dict__, "env": {**ctx.env, "APPDATA": str(appdata)}})
+        assert host.config_file(ctx) == appdata / rel
+    finally:
+        monkeypatch.undo()
+        importlib.reload(windows)

@@ -15,6 +15,7 @@ from typing import Any
 
 from engram import identifiers
 from engram.errors import EngramError
+from engram.memory.backup_schema import row_name
 from engram.memory.checks import SCOPES
 from engram.memory.project import normalize_project_name
 from engram.memory.redaction import content_limit
@@ -69,7 +70,12 @@ def check_rows(rows: BackupRows, invalid: Callable[[str], EngramError]) -> None:
     for kind in ("sessions", "observations", "prompts", "relations"):
         for index, record in enumerate(getattr(rows, kind)):
             where = f"{kind}[{index}]"
-            _check_record(kind, record, where, limit, invalid)
+            named = row_name(record)
+
+            def said(why: str, named: str = named) -> EngramError:
+                return invalid(why + named)
+
+            _check_record(kind, record, where, limit, said)
 
 
 def _check_record(

@@ -171,7 +171,7 @@ def _keep_legacy_rows(rows: BackupRows) -> None:
     rows of the schema where the project was nullable (``engram projects rescue-ownership``
     assigns one); an empty session id (the Go tool's NOT NULL string) means no session; an
     empty title is taken from the content's first line, an empty type is ``manual``, an empty
-    scope ``project``, and a revision or duplicate count below 1 is 1 (the Go tool's floor).
+    scope ``project``, and a revision or duplicate count of 0 is 1 (the Go tool's floor).
     """
     for kind in (rows.observations, rows.prompts):
         for record in kind:
@@ -183,7 +183,8 @@ def _keep_legacy_rows(rows: BackupRows) -> None:
         observation["type"] = observation["type"].strip() or "manual"
         observation["scope"] = observation["scope"].strip() or "project"
         for counter in ("revision_count", "duplicate_count"):  # the Go tool's floor is 1
-            if isinstance(observation[counter], int) and observation[counter] < 1:
+            # 0 is an old Go row's unset count; a negative one is refused by the checks.
+            if isinstance(observation[counter], int) and observation[counter] == 0:
                 observation[counter] = 1
         if not observation["title"].strip():
             first = next(
@@ -266,6 +267,25 @@ def _records(
     return [_record(item, spec, f"{key}[{index}]", source) for index, item in enumerate(raw)]
 
 
+_LABEL_KEYS = ("id", "sync_id", "title")
+
+
+def row_name(item: Any) -> str:
+    """`` (id 7, sync_id 'obs-1', "Deploy rules")``: what a person finds the row by in the file,
+    for the end of an error about it; shortened, on one line, control characters dropped (the
+    file may be anyone's). Empty when the row carries none of them."""
+    if not isinstance(item, dict):
+        return ""
+    shown = []
+    for key in _LABEL_KEYS:
+        value = item.get(key)
+        if isinstance(value, bool) or not isinstance(value, str | int) or value == "":
+            continue
+        text = "".join(c for c in str(value) if c.isprintable())[:60]
+        shown.append(f'"{text}"' if key == "title" else f"{key} {text!r}")
+    return f" ({', '.join(shown)})" if shown else ""
+
+
 def _record(item: Any, spec: dict[str, FieldSpec], where: str, source: str) -> dict[str, Any]:
     if not isinstance(item, dict):
         raise invalid(source, f"{where} must be an object")
@@ -273,13 +293,13 @@ def _record(item: Any, spec: dict[str, FieldSpec], where: str, source: str) -> d
     for name, field_spec in spec.items():
         if name not in item or (item[name] is None and not field_spec.kind.endswith("?")):
             if field_spec.required:
-                raise invalid(source, f"{where} is missing `{name}`")
+                raise invalid(source, f"{where} is missing `{name}`{row_name(item)}")
             record[name] = field_spec.default
             continue
         value = item[name]
         kind = field_spec.kind.rstrip("?")
         if value is not None and not _KIND_CHECKS[kind](value):
-            raise invalid(source, f"{where}.{name} must be {_KIND_NAMES[kind]}")
+            raise invalid(source, f"{where}.{name} must be {_KIND_NAMES[kind]}{row_name(item)}")
         record[name] = value
     return record
 
@@ -288,7 +308,9 @@ def _unique(records: list[dict[str, Any]], kind: str, key: str, source: str) -> 
     seen: set[Any] = set()
     for index, record in enumerate(records):
         if record[key] in seen:
-            raise invalid(source, f"{kind}[{index}].{key} {record[key]!r} appears twice")
+            raise invalid(
+                source, f"{kind}[{index}].{key} {record[key]!r} appears twice{row_name(record)}"
+            )
         seen.add(record[key])
 
 
@@ -312,7 +334,8 @@ def check_references(conn: sqlite3.Connection, rows: BackupRows, *, source: str)
                 session_ids.add(session_id)
                 continue
             raise _dangling(
-                source, f"{kind}[{index}] names session {session_id!r}, which is missing"
+                source,
+                f"{kind}[{index}]{row_name(record)} names session {session_id!r}, which is missing",
             )
     in_file = {observation["sync_id"] for observation in rows.observations}
     wanted = sorted(
@@ -325,5 +348,7 @@ def check_references(conn: sqlite3.Connection, rows: BackupRows, *, source: str)
         for end in ("source_id", "target_id"):
             if relation[end] not in known:
                 raise _dangling(
-                    source, f"relations[{index}].{end} {relation[end]!r} names no observation"
+                    source,
+                    f"relations[{index}].{end} {relation[end]!r} names no observation"
+                    f"{row_name(relation)}",
                 )

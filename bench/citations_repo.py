@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -245,8 +246,9 @@ class Truth:
 
 
 def refactor(repo: Repo, rng: random.Random, share: float = 0.06) -> Truth:
-    """Commits of renames, moves (some with a small edit), deleted functions, deleted files and
-    edits that keep every symbol, each touching about ``share`` of the files."""
+    """Commits of renames, moves (some with a small edit), deleted functions, symbols moved to
+    another file, deleted files and edits that keep every symbol, each touching about
+    ``share`` of the files."""
     truth = Truth()
     pool = sorted(repo.files)
     rng.shuffle(pool)
@@ -254,38 +256,64 @@ def refactor(repo: Repo, rng: random.Random, share: float = 0.06) -> Truth:
     renames, moves, removals, deletions, edits, shifts = (
         pool[i * k : (i + 1) * k] for i in range(6)
     )
-    for path in renames:  # same folder, new name
-        source = repo.files.pop(path)
-        new = path.rsplit("/", 1)[0] + "/renamed_" + path.rsplit("/", 1)[1]
-        repo.git("mv", path, new)
-        source.path = new
-        repo.files[new] = source
-        truth.renamed[path] = new
+    _move(repo, truth, renames, lambda p: p.rsplit("/", 1)[0] + "/renamed_" + p.rsplit("/", 1)[1])
     repo.commit("rename files")
-    for n, path in enumerate(moves):  # another folder; every other one edited a little too
+    _move(repo, truth, moves, lambda p: f"lib/moved/{p.rsplit('/', 1)[1]}", edit_every_other=True)
+    repo.commit("move files")
+    _delete_functions(repo, truth, removals)
+    repo.commit("delete functions")
+    _shift_symbols(repo, truth, shifts, pool[6 * k :])
+    repo.commit("move symbols between files")
+    for path in deletions:
+        repo.files.pop(path)
+        repo.git("rm", "-q", path)
+        truth.deleted.add(path)
+    repo.commit("delete files")
+    for path in edits:  # content changes, every symbol stays
+        repo.files[path].note += 1
+        repo.write(repo.files[path])
+        truth.edited.add(path)
+    repo.commit("edit files, keep symbols")
+    return truth
+
+
+def _move(
+    repo: Repo,
+    truth: Truth,
+    paths: list[str],
+    where: Callable[[str], str],
+    edit_every_other: bool = False,
+) -> None:
+    """``git mv`` each of ``paths`` to ``where(path)`` (every other one also edited a little)."""
+    for n, path in enumerate(paths):
         source = repo.files.pop(path)
-        new = f"lib/moved/{path.rsplit('/', 1)[1]}"
-        (repo.root / "lib/moved").mkdir(parents=True, exist_ok=True)
+        new = where(path)
+        (repo.root / new).parent.mkdir(parents=True, exist_ok=True)
         repo.git("mv", path, new)
         source.path = new
-        if n % 2:
+        if edit_every_other and n % 2:
             source.note += 1
             repo.write(source)
         repo.files[new] = source
         truth.renamed[path] = new
-    repo.commit("move files")
-    for path in removals:  # delete one function (or the first symbol) of each
+
+
+def _delete_functions(repo: Repo, truth: Truth, paths: list[str]) -> None:
+    """Delete one function (or the first symbol) of each file."""
+    for path in paths:
         source = repo.files[path]
         victim = next((s for s in source.symbols if s.kind == "function"), source.symbols[0])
         source.symbols.remove(victim)
         truth.removed.add(victim.name)
         truth.edited.add(path)
         repo.write(source)
-    repo.commit("delete functions")
-    untouched = pool[6 * k :]
-    for source_path in shifts:
-        # a symbol moves to an untouched file of the same language: a memory that cited it
-        # in its old file is stale; the file it moved to merely changed
+
+
+def _shift_symbols(repo: Repo, truth: Truth, paths: list[str], untouched: list[str]) -> None:
+    """Move a symbol of each file into an untouched file of the same language: a memory that
+    cited it in its old file is stale; the file it moved to merely changed."""
+    untouched = list(untouched)
+    for source_path in paths:
         source = repo.files[source_path]
         target_path = next(
             (p for p in untouched if repo.files[p].language == source.language), None
@@ -300,16 +328,3 @@ def refactor(repo: Repo, rng: random.Random, share: float = 0.06) -> Truth:
         truth.edited.update((source_path, target_path))
         repo.write(source)
         repo.write(target)
-    repo.commit("move symbols between files")
-    for path in deletions:
-        repo.files.pop(path)
-        repo.git("rm", "-q", path)
-        truth.deleted.add(path)
-    repo.commit("delete files")
-    for path in edits:  # content changes, every symbol stays
-        source = repo.files[path]
-        source.note += 1
-        repo.write(source)
-        truth.edited.add(path)
-    repo.commit("edit files, keep symbols")
-    return truth

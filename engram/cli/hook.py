@@ -22,7 +22,7 @@ def hook_command(
     host: Annotated[
         str,
         typer.Argument(
-            help="claude, codex, gemini, cursor, windsurf, opencode, droid or qwen.",
+            help="The host calling: claude, codex, gemini, cursor, windsurf, opencode, droid, qwen, kimi, cline, goose.",
             show_default=False,
         ),
     ],

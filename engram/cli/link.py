@@ -70,7 +70,9 @@ def link_hosts(host: str, ctx: HostContext, *, dry_run: bool) -> None:
     for plan in plans:
         for edit in plan.edits:
             keys = getattr(edit, "path", None) or (getattr(edit, "block_id", ""),)
-            changes.setdefault((plan.host, edit.file), []).append(".".join(keys))
+            listed = changes.setdefault((plan.host, edit.file), [])
+            if ".".join(keys) not in listed:  # Kimi's four [[hooks]] tables: one "hooks"
+                listed.append(".".join(keys))
     reports = apply(plans, _ledger(ctx), dry_run=dry_run, force=force)
     _finish(reports, ctx, dry_run, changes, refused=refused)
 

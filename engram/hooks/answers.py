@@ -29,6 +29,7 @@ CONTEXT_EVENTS: dict[str, frozenset[str]] = {
     "windsurf": frozenset(),
     "droid": frozenset({"SessionStart", "UserPromptSubmit"}),
     "qwen": frozenset({"SessionStart", "UserPromptSubmit"}),
+    "kimi": frozenset(),  # Kimi passes nothing a hook prints to the model
     "cline": frozenset({"TaskStart", "TaskResume", "UserPromptSubmit"}),
     "goose": frozenset(),  # its hooks observe; stdout is read only as a block decision
     "opencode": frozenset({"session.created", "chat.message", "session.compacting"}),

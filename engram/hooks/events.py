@@ -64,6 +64,12 @@ EVENT_MOMENTS: dict[str, dict[str, Moment]] = {
         "PreCompact": Moment.COMPACTING,
         "SessionEnd": Moment.END,
     },
+    "kimi": {
+        "SessionStart": Moment.START,
+        "UserPromptSubmit": Moment.PROMPT,
+        "PreCompact": Moment.COMPACTING,
+        "SessionEnd": Moment.END,
+    },
     "qwen": {
         "SessionStart": Moment.START,
         "UserPromptSubmit": Moment.PROMPT,

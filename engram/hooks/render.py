@@ -69,6 +69,14 @@ HOOK_EVENTS: dict[str, dict[str, str | None]] = {
         "PreCompact": None,
         "SessionEnd": None,
     },
+    # Kimi Code CLI: [[hooks]] tables in ~/.kimi/config.toml; what a hook prints never reaches
+    # the model, so these record sessions and prompts only.
+    "kimi": {
+        "SessionStart": None,
+        "UserPromptSubmit": None,
+        "PreCompact": None,
+        "SessionEnd": None,
+    },
     "qwen": {
         "SessionStart": None,
         "UserPromptSubmit": None,
@@ -120,6 +128,15 @@ def hook_groups(host: str, command: str | None = None) -> dict[str, JSONValue]:
         group["hooks"] = [entry]
         groups[event] = group
     return groups
+
+
+def kimi_hooks(command: str | None = None) -> list[JSONValue]:
+    """Kimi's ``[[hooks]]`` tables, one per event: ``{event, command, timeout}`` (seconds)."""
+    run = command or hook_command("kimi")
+    return [
+        {"event": event, "command": run, "timeout": HOOK_TIMEOUT_SECONDS}
+        for event in HOOK_EVENTS["kimi"]
+    ]
 
 
 def installs_claude_hooks() -> bool:

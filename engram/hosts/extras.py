@@ -38,6 +38,9 @@ def hook_edits(host: str, files: HostFiles, ctx: HostContext) -> list[Edit]:
     if host == "cline":  # a folder of executables, one per hook, named for it
         script = render.cline_hook_script(ctx.server.hook_command(host))
         return [OwnedFile(path / event, script, 0o755) for event in render.HOOK_EVENTS[host]]
+    if host == "kimi":  # an array of tables, each naming its event
+        items = render.kimi_hooks(ctx.server.hook_command(host))
+        return [AddToList(path, files.hooks_format, ("hooks",), item) for item in items]
     edits: list[Edit] = []
     if host == "cursor":
         edits.append(SetValue(path, files.hooks_format, ("version",), 1))

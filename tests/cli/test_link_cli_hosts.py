@@ -244,3 +244,43 @@ def test_vibe_workspace_writes_no_project_config(
     assert code == 0, out
     assert "engram link vibe --global" in out
     assert not (sandbox.workspace / ".vibe").exists()
+
+
+# The start of the config.toml Kimi writes on its first run (kimi-cli-x 1.44.4): `hooks = []`.
+KIMI_CONFIG = (
+    'default_model = ""\ndefault_thinking = false\ntheme = "dark"\nhooks = []\n'
+    "merge_all_available_skills = true\n\n[models]\n\n[providers]\n\n[loop_control]\n"
+    "max_steps_per_turn = 5000\n"
+)
+
+
+@pytest.mark.parametrize("text", [KIMI_CONFIG, KIMI_CONFIG.replace("\n", "\r\n"), "# mine\n"])
+def test_kimi_hooks_go_into_kimis_own_config_and_come_back_out(
+    sandbox: Sandbox, capsys: pytest.CaptureFixture[str], text: str
+) -> None:
+    config = target(sandbox, "~/.kimi/config.toml")
+    config.parent.mkdir()
+    config.write_bytes(text.encode())
+    before = snapshot(sandbox.home, sandbox.workspace)
+    code, out = engram(capsys, "link", "kimi", "--global")
+    assert code == 0, out
+    hooks = read_document(config, DocFormat.TOML)["hooks"]  # type: ignore[index]
+    assert [h["event"] for h in hooks] == [  # type: ignore[index, union-attr]
+        "SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd"
+    ]  # fmt: skip
+    assert all(
+        h == {"event": h["event"], "command": "engram hook kimi", "timeout": 10} for h in hooks
+    )  # type: ignore[index, union-attr]
+    code, out = engram(capsys, "unlink", "kimi", "--global")
+    assert code == 0, out
+    assert snapshot(sandbox.home, sandbox.workspace) == before
+
+
+def test_kimi_hooks_wait_for_kimi_to_write_its_config(
+    sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = engram(capsys, "link", "kimi", "--global")
+    assert code == 0, out
+    assert "Kimi hooks skipped: ~/.kimi/config.toml does not exist yet" in out
+    assert not target(sandbox, "~/.kimi/config.toml").exists()
+    assert target(sandbox, "~/.kimi/mcp.json").is_file()

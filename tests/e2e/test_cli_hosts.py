@@ -216,13 +216,38 @@ def test_amp_lists_workspace_and_global_servers(box: Hosts) -> None:
     answers_initialize(box, entry["amp.mcpServers"]["engram"])
 
 
-def test_kimi_connects_to_the_user_server(box: Hosts) -> None:
+# Kimi's own config loader: on a first run it writes its default config.toml; later it reads
+# (and validates) the [[hooks]] tables link added.
+KIMI_LOADS = """
+from kimi_cli.config import load_config
+print("hooks", [(h.event, h.command, h.timeout) for h in load_config().hooks])
+"""
+
+
+def test_kimi_connects_to_the_user_server_and_reads_the_hooks(box: Hosts) -> None:
     notice = box.engram("link", "kimi").stdout
     assert "engram link kimi --global" in notice and "next:" not in notice
+    assert "hooks []" in cli(box, "python", "-c", KIMI_LOADS)  # Kimi's first run
     step = next_step(box.engram("link", "kimi", "--global").stdout)
     assert printed_command(step, "kimi") == ["kimi", "mcp", "list"]
     out = cli(box, "kimi", "mcp", "test", "engram")
     assert "✓ Connected to 'engram'" in out, out
+    loaded = cli(box, "python", "-c", KIMI_LOADS)
+    assert "('UserPromptSubmit', 'engram hook kimi', 10)" in loaded, loaded
+    config = box.sandbox.home / ".kimi" / "config.toml"
+    for event in ("SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd"):
+        payload = {"hook_event_name": event, "session_id": "e2e-kimi", "prompt": "hi"}
+        done = subprocess.run(
+            ["engram", "hook", "kimi"],
+            input=json.dumps({**payload, "cwd": str(box.sandbox.workspace)}),
+            capture_output=True,
+            text=True,
+            env=box.env(),
+            cwd=box.sandbox.workspace,
+            timeout=60,
+        )
+        assert (done.returncode, done.stdout, done.stderr) == (0, "", ""), (event, done)
+    assert "engram hook kimi" in config.read_text()
 
 
 # Mistral Vibe has no `mcp list`: ask Vibe's own code to read its config and start the servers

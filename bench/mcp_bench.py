@@ -26,8 +26,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from processes import load_average
+
 ROOT = Path(__file__).resolve().parent
-CACHE = ROOT / ".cache" / "mcp"
+CACHE = ROOT / ".cache" / "mcp"  # --cache moves it
 BIN = Path(sys.executable).parent
 ENGRAM_MCP = [str(BIN / "engram-mcp")]
 FLOOR_SOURCE = """
@@ -75,9 +79,9 @@ def vocabulary(size: int = 5000) -> tuple[list[str], list[float]]:
     return words, [1.0 / (n + 1) for n in range(size)]
 
 
-def build_store(count: int) -> Path:
+def build_store(count: int, cache: Path) -> Path:
     """A data dir holding ``count`` observations over five projects (built once, cached)."""
-    data_dir = CACHE / f"store-{count}"
+    data_dir = cache / f"store-{count}"
     if (data_dir / ".complete").exists():
         return data_dir
     shutil.rmtree(data_dir, ignore_errors=True)
@@ -110,6 +114,14 @@ def build_store(count: int) -> Path:
     store.close()
     (data_dir / ".complete").touch()
     return data_dir
+
+
+def confirm_folder(data_dir: Path, folder: Path) -> None:
+    """Bind ``folder`` to its project in ``data_dir``, as `engram init --confirm` run there
+    does (a cache left by an older bench may be bound to a folder that no longer exists)."""
+    from engram.memory.project_binding import confirm_here
+
+    confirm_here(data_dir, folder)
 
 
 class Live:
@@ -215,14 +227,19 @@ def measure_cold_start(spawns: int, floor: list[str], env: dict[str, str], work:
 
 
 def measure_round_trips(
-    size: int, calls: int, floor_calls: list[float], env: dict[str, str], work: Path
+    size: int, calls: int, floor_calls: list[float], env: dict[str, str], cache: Path
 ) -> None:
     """Print mem_search (by term band) and mem_save round trips on a store of ``size``."""
     words, _ = vocabulary()
     rng = random.Random(size)
-    project_dir = work / PROJECTS[0]
-    project_dir.mkdir(exist_ok=True)
-    live = Live(ENGRAM_MCP, {**env, "ENGRAM_DATA_DIR": str(build_store(size))}, project_dir)
+    # The folder the server runs in is kept with the cached store: the store binds its project
+    # to the first folder that uses it (project-bindings.json), so a fresh temporary folder per
+    # run would be refused on the second run (``project.unconfirmed``).
+    project_dir = cache / "projects" / PROJECTS[0]
+    project_dir.mkdir(parents=True, exist_ok=True)
+    data_dir = build_store(size, cache)
+    confirm_folder(data_dir, project_dir)
+    live = Live(ENGRAM_MCP, {**env, "ENGRAM_DATA_DIR": str(data_dir)}, project_dir)
     live.call("mem_search", {"query": "warmup"})
     searches: list[float] = []
     by_band: dict[str, list[float]] = {name: [] for name in BANDS}
@@ -241,6 +258,8 @@ def measure_round_trips(
     live.close()
     print(f"\n{size:,} observations ({len(PROJECTS)} projects, search filtered to one):")
     for name, values in by_band.items():
+        if not values:  # fewer calls than bands
+            continue
         print(
             f"  mem_search {name:11s} p50 {pct(values, 0.5):6.2f} ms  p95 {pct(values, 0.95):6.2f} ms"
         )
@@ -259,7 +278,9 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--spawns", type=int, default=15)
     parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--cache", type=Path, default=CACHE, help="where built stores are kept")
     args = parser.parse_args()
+    print(f"load average {load_average()} (1/5/15 min, {os.cpu_count()} cores)")
     work = Path(tempfile.mkdtemp(prefix="engram-mcp-bench-"))
     floor = [sys.executable, str(work / "floor.py")]
     (work / "floor.py").write_text(FLOOR_SOURCE)
@@ -275,8 +296,9 @@ def main() -> None:
         f"{pct(floor_calls, 0.95):6.2f} ms"
     )
     for size in (int(s) for s in args.sizes.split(",")):
-        measure_round_trips(size, args.calls, floor_calls, env, work)
+        measure_round_trips(size, args.calls, floor_calls, env, args.cache)
     shutil.rmtree(work, ignore_errors=True)
+    print(f"\nload average {load_average()} at the end")
 
 
 if __name__ == "__main__":

@@ -19,3 +19,8 @@ def cpu_seconds(pid: int) -> float:
     CPU are not in it)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages, as a bench prints them beside its figures."""
+    return " / ".join(f"{value:.2f}" for value in os.getloadavg())

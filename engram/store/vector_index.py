@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 # the index (or this many rows) the matrix is rebuilt.
 RELOAD_SHARE = 0.05
 RELOAD_MIN = 2000
+# Candidate sets kept per filter combination (project, type, scope), until the next commit.
+MAX_CACHED_FILTERS = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +58,9 @@ class VectorIndex:
     # reads from that millisecond again (another process may still be writing in it).
     at_watermark: set[int] = field(default_factory=set)
     fresh: dict[int, tuple[str, npt.NDArray[np.float32]]] = field(default_factory=dict)
+    candidates: dict[
+        tuple[str | None, str | None, str | None], tuple[tuple[int, int], npt.NDArray[np.int64]]
+    ] = field(default_factory=dict)
     _fresh_arrays: tuple[npt.NDArray[np.int64], list[str], npt.NDArray[np.float32]] | None = None
 
     def refresh(self, conn: sqlite3.Connection) -> None:
@@ -130,7 +135,7 @@ class VectorIndex:
         self.refresh(conn)
         block = self.block
         assert block is not None
-        allowed = vectors.candidate_ids(conn, self.model, project=project, type=type, scope=scope)
+        allowed = self._candidates(conn, project, type, scope)
         if not allowed.size:
             return []
         start, end = block.spans.get(project, (0, 0)) if project else (0, len(block.ids))
@@ -153,6 +158,23 @@ class VectorIndex:
         best = np.argpartition(-sims, top - 1)[:top]
         best = best[np.lexsort((-ids[best], -sims[best]))]
         return [Nearest(int(ids[i]), float(sims[i])) for i in best]
+
+    def _candidates(
+        self, conn: sqlite3.Connection, project: str | None, type: str | None, scope: str | None
+    ) -> npt.NDArray[np.int64]:
+        """The rows a search under these filters may return, asked of SQLite; reused only
+        while no connection has committed anything since (``PRAGMA data_version`` and this
+        connection's own change count), so a write is seen by the very next search."""
+        version = (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+        key = (project, type, scope)
+        cached = self.candidates.get(key)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        if cached is None and len(self.candidates) >= MAX_CACHED_FILTERS:
+            self.candidates.clear()
+        ids = vectors.candidate_ids(conn, self.model, project=project, type=type, scope=scope)
+        self.candidates[key] = (version, ids)
+        return ids
 
     def _fresh(self) -> tuple[npt.NDArray[np.int64], list[str], npt.NDArray[np.float32]]:
         import numpy as np

@@ -191,3 +191,12 @@ def test_a_hook_store_stays_lexical_and_embeds_nothing(tmp_path: Path) -> None:
         assert _titles(store, QUESTION) == []
         models = store.connection.execute("SELECT embedding_model FROM observations").fetchall()
     assert [row[0] for row in models] == [None] * 4
+
+
+def test_a_deletion_by_another_process_is_seen_by_the_next_search(tmp_path: Path) -> None:
+    with Store.open(tmp_path, env={}) as reader, Store.open(tmp_path, env={}) as writer:
+        ids = _fill(writer)
+        assert _titles(reader, QUESTION)[:1] == [LEAK[0]]  # candidates cached in the reader
+        delete_observation(writer, ids[LEAK[0]], expected_project="shop", hard=False)
+        assert LEAK[0] not in _titles(reader, QUESTION)
+        assert _titles(reader, QUESTION, project="shop") == []

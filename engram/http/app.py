@@ -117,10 +117,13 @@ def build_app(
 
 
 def _git_sync_status(store: Store, project: str) -> dict[str, Any]:
-    """The git transport's ``/sync/status`` (engram.sync loads on the first such request)."""
-    from engram.sync.status import runtime_status
+    """``/sync/status`` until autosync attached its provider (engram.sync loads on the first
+    such request): the same answer as the attached one, without a live worker's state — the
+    cloud reasons (``blocked_unenrolled``, the last recorded outcome) when a cloud is
+    configured, else the git transport's state."""
+    from engram.sync.cloud.status_provider import cloud_status
 
-    return runtime_status(store, project)
+    return cloud_status(store, project, store.path.parent, None)
 
 
 def _nul_refusal(message: str) -> dict[str, object]:

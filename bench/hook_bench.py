@@ -2,10 +2,16 @@
 
 Usage: .venv/bin/python bench/hook_bench.py [--observations 10000] [--runs 40] [--governed]
 
-Prints p50 / p95 wall time and p50 CPU time of the hook (the installed `engram` console script,
-exactly what Claude Code runs), interleaved in one run: answered by a running `engram serve` on a
-free port (`ENGRAM_PORT`), and in-process (`ENGRAM_PORT` naming a port nobody listens on), each
-as a ratio to a bare `python -c pass` measured in the same run.
+Times the hook the way a host runs it: the installed `engram` console script under
+`subprocess.run` with the event on stdin, the bench's own environment passed through as it is
+(`PYTHONDONTWRITEBYTECODE` included), the project detected from the folder the host runs it in
+(bound once, as `engram init --confirm` does; no `ENGRAM_PROJECT`). Prints p50 / p95 wall time
+and p50 CPU time, interleaved in one run: answered by a running `engram serve` on a free port
+(`ENGRAM_PORT`), and in-process (`ENGRAM_PORT` naming a port nobody listens on), each as a
+ratio to a bare `python -c pass` measured in the same run, with the load average beside them.
+Engram's bytecode is compiled first, as every documented install does (pip, pipx,
+`uv tool install --compile-bytecode`): without it an interpreter under
+`PYTHONDONTWRITEBYTECODE=1` compiles every module on every call (see docs/performance.md).
 The store is built once under bench/.cache/ and reused (delete the folder to rebuild).
 `--governed` measures a copy of it where the project also has governed knowledge (approved
 conventions and a working note, as a project using the engram_* tools has).
@@ -27,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from processes import cpu_seconds, free_port
+from processes import cpu_seconds, free_port, load_average
 
 CACHE = Path(__file__).resolve().parent / ".cache" / "hook-bench"
 PROJECT = "bench-project"
@@ -71,6 +77,18 @@ def build_store(data_dir: Path, count: int) -> None:
     print(f"built {count} observations in {time.perf_counter() - started:.1f}s", file=sys.stderr)
 
 
+def project_repository(folder: Path) -> Path:
+    """The folder the host runs the hook in: a git repository of its own (the bench's cache
+    sits inside Engram's checkout, whose repository would otherwise name the project) with a
+    remote naming PROJECT, as a clone has."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if not (folder / ".git").exists():
+        subprocess.run(["git", "init", "-q", str(folder)], check=True)
+        remote = f"https://git.example.invalid/team/{PROJECT}.git"
+        subprocess.run(["git", "-C", str(folder), "remote", "add", "origin", remote], check=True)
+    return folder
+
+
 def with_governed_knowledge(data_dir: Path, workspace: Path) -> Path:
     """A copy of ``data_dir`` where PROJECT also has governed knowledge (built once): five
     approved conventions and a working note, as a project using the engram_* tools has."""
@@ -96,6 +114,22 @@ def with_governed_knowledge(data_dir: Path, workspace: Path) -> Path:
 
 
 CPU: dict[str, list[float]] = {}
+
+
+def compile_bytecode() -> int:
+    """Compile Engram's modules as an install does; returns how many lacked bytecode."""
+    import compileall
+    import importlib.util
+
+    import engram
+
+    package = Path(engram.__file__).parent
+    missing = sum(
+        not Path(importlib.util.cache_from_source(str(source))).exists()
+        for source in package.rglob("*.py")
+    )
+    compileall.compile_dir(str(package), quiet=1)
+    return missing
 
 
 def timed(label: str, argv: list[str], stdin: bytes, env: dict[str, str], cwd: Path) -> float:
@@ -158,6 +192,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--observations", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--cache", type=Path, default=CACHE, help="where the store is kept")
     parser.add_argument(
         "--governed",
         action="store_true",
@@ -165,19 +200,21 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    data_dir = CACHE / f"data-{args.observations}"
-    workspace = CACHE / PROJECT
-    workspace.mkdir(parents=True, exist_ok=True)
+    data_dir = args.cache / f"data-{args.observations}"
+    workspace = project_repository(args.cache / PROJECT)
     build_store(data_dir, args.observations)
     if args.governed:
         data_dir = with_governed_knowledge(data_dir, workspace)
 
+    from engram.memory.project_binding import confirm_here
+
+    confirm_here(data_dir, workspace)  # the folder's project, bound as `engram init --confirm`
+    missing = compile_bytecode()
     engram = Path(sys.executable).with_name("engram")
     port, dead_port = free_port(), free_port()
-    env = dict(os.environ, ENGRAM_DATA_DIR=str(data_dir), ENGRAM_PROJECT=PROJECT)
-    env.pop("ENGRAM_SOCKET", None)
-    # An installed Engram has its bytecode compiled (pip does it); let the first call cache it.
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env = dict(os.environ, ENGRAM_DATA_DIR=str(data_dir))
+    for name in ("ENGRAM_SOCKET", "ENGRAM_PROJECT", "ENGRAM_HOOK_LOCAL"):
+        env.pop(name, None)
     served = dict(env, ENGRAM_PORT=str(port))
     alone = dict(env, ENGRAM_PORT=str(dead_port))  # nothing listens there: in-process
     server = start_server(engram, dict(env, ENGRAM_PORT=""), port, workspace)
@@ -226,7 +263,12 @@ def main() -> None:
         server.wait(timeout=30)
     context = json.loads(answers[0])["hookSpecificOutput"]["additionalContext"]
     alone_context = json.loads(answers[1])["hookSpecificOutput"]["additionalContext"]
+    print(f"load average {load_average()} (1/5/15 min, {os.cpu_count()} cores)")
     print(f"store: {args.observations} observations, {args.runs} runs each, interleaved")
+    print(
+        f"bytecode: compiled first ({missing} Engram modules lacked it); "
+        f"PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r}"
+    )
     print(f"pack: {len(context.encode())} bytes (in-process: {len(alone_context.encode())} bytes)")
     bare = times["bare"]
     print(
@@ -240,6 +282,7 @@ def main() -> None:
         f"engram serve's own CPU per served hook: {served_cpu / args.runs * 1000:.1f} ms "
         "(work moved out of the hook process, not counted above)"
     )
+    print(f"load average {load_average()} at the end")
 
 
 if __name__ == "__main__":

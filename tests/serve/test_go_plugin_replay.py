@@ -115,8 +115,12 @@ def _completed(reply: Reply, found: dict[str, str]) -> None:
 
 
 def _search_hits(reply: Reply, found: dict[str, str]) -> None:
+    # Without a project, search is scoped to the server's current project like every
+    # project-aware read (the seed; issue 26), and this server runs outside the script's
+    # repository: the dedup check then finds nothing and the script imports, as it should.
     _ok(reply, found)
-    assert reply.json and {"title", "content"} <= set(reply.json[0])
+    assert isinstance(reply.json, list)
+    assert all({"title", "content"} <= set(hit) for hit in reply.json)
 
 
 def _health(reply: Reply, found: dict[str, str]) -> None:

@@ -130,3 +130,22 @@ def test_an_invalid_port_argument_is_an_error(sandbox: Sandbox) -> None:
             " or leave it out for 7437"
         )
     assert os.environ.get("ENGRAM_SOCKET") is None
+
+
+def test_project_scoped_routes_refuse_an_ambiguous_directory(sandbox: Sandbox) -> None:
+    for name in ("api", "web"):
+        (sandbox.workspace / name).mkdir()
+        subprocess.run(["git", "init", "-q"], cwd=sandbox.workspace / name, check=True)
+    server = start_server(sandbox)
+    try:
+        save(server.client, "api", "a note", "body")
+        for route in ("/search?q=note", "/stats", "/observations/recent", "/context"):
+            reply = server.client.get(route)
+            assert reply.status == 409, (route, reply.status)
+            assert reply.json["code"] == "ambiguous_project", route
+            assert set(reply.json["available_projects"]) == {"api", "web"}, route
+        hits = server.client.get("/search?q=note&project=api")
+        assert hits.status == 200 and len(hits.json) == 1
+        assert server.client.get("/search?q=note&all_projects=true").status == 200
+    finally:
+        server.stop()

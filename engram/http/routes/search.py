@@ -8,6 +8,7 @@ from starlette.routing import BaseRoute, Route
 
 from engram.http.exchange import Call, endpoint
 from engram.http.problems import bad_request
+from engram.http.selection import read_scope
 from engram.memory import search as memory_search
 from engram.memory import timeline as memory_timeline
 from engram.memory.project import normalize_project_name
@@ -20,11 +21,13 @@ def _project_filter(call: Call) -> str | None:
 
 @endpoint(inline=True)
 def search(call: Call) -> Any:
-    """GET /search?q=… — best matches first; ``[]`` when nothing matches."""
+    """GET /search?q=… — best matches first; ``[]`` when nothing matches. Project-scoped like
+    every read: ``project``, else the current project (409 ``ambiguous_project`` when the
+    server's directory holds several repositories); ``all_projects=true`` searches them all."""
     hits = memory_search.search(
         call.store,
         call.query("q") or "",
-        project=_project_filter(call),
+        project=read_scope(call),
         type=call.query("type") or None,
         scope=call.query("scope") or None,
         limit=call.query_int("limit"),

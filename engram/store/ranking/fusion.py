@@ -62,7 +62,13 @@ def fuse(lexical: Sequence[Ranked], nearest: Sequence[Nearest], mode: str) -> li
         if keep_complete and near.rowid in complete:
             continue
         scores[near.rowid] = scores.get(near.rowid, 0.0) + VECTOR_WEIGHT / (RRF_K + position)
-    fused = [Ranked(rowid, score, rowid in complete) for rowid, score in scores.items()]
+    # In all mode a row holding every word scores above any other (+1: a fused score is at
+    # most 2 / (RRF_K + 1)), so a caller re-sorting by score keeps them first.
+    bonus = 1.0 if complete_first else 0.0
+    fused = [
+        Ranked(rowid, score + (bonus if rowid in complete else 0.0), rowid in complete)
+        for rowid, score in scores.items()
+    ]
     if complete_first:
         fused.sort(key=lambda r: (not r.complete, -r.score, -r.rowid))
     else:

@@ -28,7 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from processes import load_average
+from processes import cpu_seconds, load_average
 
 ROOT = Path(__file__).resolve().parent
 CACHE = ROOT / ".cache" / "mcp"  # --cache moves it
@@ -226,6 +226,44 @@ def measure_cold_start(spawns: int, floor: list[str], env: dict[str, str], work:
         )
 
 
+def search_queries(words: list[str], rng: random.Random, calls: int) -> list[tuple[str, str]]:
+    """``(band, query)`` pairs: very common, mid-frequency and rare words in turn, one or two."""
+    queries = []
+    for n in range(calls):
+        name = list(BANDS)[n % len(BANDS)]
+        queries.append(
+            (name, " ".join(rng.choices(words[BANDS[name] : BANDS[name] + 50], k=1 + n % 2)))
+        )
+    return queries
+
+
+def in_process_search_cpu(data_dir: Path, queries: list[tuple[str, str]]) -> float:
+    """CPU seconds per call of the same searches through ``engram.memory.search`` in this
+    process (same store, same project filter, after one warm-up call)."""
+    from engram.memory.search import search
+    from engram.store.db import Store
+
+    store = Store.open(data_dir)
+    try:
+        search(store, "warmup", project=PROJECTS[0], limit=10)
+        start = time.process_time()
+        for _, query in queries:
+            search(store, query, project=PROJECTS[0], limit=10)
+        return (time.process_time() - start) / max(1, len(queries))
+    finally:
+        store.close()
+
+
+def print_search_cpu(server: float, in_process: float) -> None:
+    """Server CPU per mem_search over stdio beside the same search in-process."""
+    ratio = server / in_process if in_process else float("inf")
+    print(
+        f"  mem_search CPU per call: server {server * 1000:6.2f} ms (its /proc rusage, 10 ms "
+        f"ticks averaged) | in-process search {in_process * 1000:6.2f} ms | ratio {ratio:.2f}x "
+        "(target <= 1.3x)"
+    )
+
+
 def measure_round_trips(
     size: int, calls: int, floor_calls: list[float], env: dict[str, str], cache: Path
 ) -> None:
@@ -241,15 +279,15 @@ def measure_round_trips(
     confirm_folder(data_dir, project_dir)
     live = Live(ENGRAM_MCP, {**env, "ENGRAM_DATA_DIR": str(data_dir)}, project_dir)
     live.call("mem_search", {"query": "warmup"})
+    queries = search_queries(words, rng, calls)
     searches: list[float] = []
     by_band: dict[str, list[float]] = {name: [] for name in BANDS}
-    for n in range(calls):
-        # Very common, mid-frequency and rare vocabulary words in turn, one or two words.
-        name = list(BANDS)[n % len(BANDS)]
-        query = " ".join(rng.choices(words[BANDS[name] : BANDS[name] + 50], k=1 + n % 2))
+    server_before = cpu_seconds(live.proc.pid)
+    for name, query in queries:
         elapsed = live.call("mem_search", {"query": query})
         searches.append(elapsed)
         by_band[name].append(elapsed)
+    server_cpu = (cpu_seconds(live.proc.pid) - server_before) / max(1, len(queries))
     saves = []
     for n in range(calls):
         title = f"Bench save {n} {rng.random()}"
@@ -257,6 +295,7 @@ def measure_round_trips(
         saves.append(live.call("mem_save", arguments))
     live.close()
     print(f"\n{size:,} observations ({len(PROJECTS)} projects, search filtered to one):")
+    print_search_cpu(server_cpu, in_process_search_cpu(data_dir, queries))
     for name, values in by_band.items():
         if not values:  # fewer calls than bands
             continue

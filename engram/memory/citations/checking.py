@@ -41,7 +41,8 @@ def code_status(store: Store, observation_ids: Iterable[int]) -> dict[int, CodeS
     if not ids or not checking_enabled():
         return {}
     with store.locked() as conn:
-        found, fresh = _check(conn, ids)
+        cited, cache = _load(conn, ids)
+    found, fresh = _judge(cited, cache)  # outside the lock: it may read files or run git
     if fresh:
         try:
             with store.write() as conn:
@@ -59,21 +60,29 @@ def code_status_on(
     ids = list(observation_ids)
     if not ids or not checking_enabled():
         return {}
-    found, fresh = _check(conn, ids)
+    found, fresh = _judge(*_load(conn, ids))
     if fresh:
         with contextlib.suppress(sqlite3.Error):  # a cache that cannot be kept stays cold
             citations.put_file_checks(conn, fresh)
     return found
 
 
-def _check(
+def _load(
     conn: sqlite3.Connection, ids: list[int]
-) -> tuple[dict[int, CodeStatus], list[FileCheck]]:
-    """Each cited observation's status, and the file checks read cold (to cache)."""
+) -> tuple[list[Citation], dict[tuple[str, str], FileCheck]]:
+    """The citations of ``ids`` and the cached checks of their files."""
     cited = citations.for_observations(conn, ids)
     if not cited:
+        return [], {}
+    return cited, {(c.repo_root, c.path): c for c in citations.file_checks(conn, _files(cited))}
+
+
+def _judge(
+    cited: list[Citation], cache: dict[tuple[str, str], FileCheck]
+) -> tuple[dict[int, CodeStatus], list[FileCheck]]:
+    """Each cited observation's status, and the file checks read cold (to cache)."""
+    if not cited:
         return {}, []
-    cache = {(c.repo_root, c.path): c for c in citations.file_checks(conn, _files(cited))}
     files = _Files(cache)
     verdicts: dict[int, list[tuple[str, str]]] = {}
     used: dict[int, str] = {}

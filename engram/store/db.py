@@ -209,9 +209,10 @@ class Store:
         errors (:func:`engram.store.errors.store_error`)."""
         conn = self._conn
         with self._lock:
+            # Outside the transaction: the TEMP queue it creates must outlive a rollback.
+            self._semantic.prepare_write()
             self._run(lambda: conn.execute("BEGIN IMMEDIATE"))
             try:
-                self._semantic.prepare_write()
                 yield conn
                 self._semantic.finish_write()
             except BaseException as exc:

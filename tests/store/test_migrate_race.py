@@ -44,3 +44,19 @@ def test_a_migration_committed_between_the_checks_reads_as_the_old_snapshot(
     assert migrate.migrate_check(checking) == 7
     monkeypatch.setattr(migrate, "_looks_like_version", real)
     assert migrate.migrate(checking) == migrate.available_migrations()[-1].version
+
+
+def test_a_rolled_back_first_write_leaves_later_writes_working(tmp_path: Path) -> None:
+    """The first write of a connection sets up its TEMP embedding queue; when that write is
+    rolled back (an error inside it), the next write must still work (seen: every later
+    write failed with "no such table: temp.embedding_queue", e.g. mem_pin after a refusal)."""
+    from engram.store.db import Store
+
+    with Store.open(tmp_path) as store:
+        with pytest.raises(RuntimeError), store.write():
+            raise RuntimeError("refused inside the first write")
+        with store.write() as conn:
+            conn.execute(
+                "INSERT INTO sessions (id, project, started_at) VALUES ('s', 'p', '2026-01-01')"
+            )
+        assert store.connection.execute("SELECT count(*) FROM sessions").fetchone()[0] == 1

@@ -10,7 +10,7 @@ Run it (not a test)::
    copied to a temporary data dir, and a real ``engram serve`` is started on a free loopback
    port with it.
 2. Search latency: each search is called in this process (``engram.memory.search.search``,
-   the baseline) and right after as ``GET /search?q=...&limit=10`` over one keep-alive loopback
+   the baseline) and right after as ``GET /search?q=...&all_projects=true&limit=10`` over one keep-alive loopback
    connection, interleaved call by call. First a mix of ``--mix`` one- to three-word queries
    (word ranks drawn log-uniformly from 1 to 20,000; seeded), three timed passes after a warm-up
    pass: the figure is the route's p95 over loopback / the in-process p95. Then a very common,
@@ -194,7 +194,7 @@ def timed_pair(
     local_cpu = time.process_time() - cpu
     server_before = cpu_seconds(pid)
     started = time.perf_counter()
-    status, body = client.get(f"/search?q={quote(query)}&limit=10")
+    status, body = client.get(f"/search?q={quote(query)}&all_projects=true&limit=10")
     remote_ms = (time.perf_counter() - started) * 1000
     server_cpu = cpu_seconds(pid) - server_before
     if status != 200 or len(json.loads(body)) != len(hits):
@@ -262,7 +262,7 @@ def _client(port: int, index: int, requests: int, deadline: float, out: LoadResu
                 {"title": title, "content": f"written by client {index}", "project": LOAD_PROJECT}
             )
         elif roll < 0.6:
-            method, path = "GET", f"/search?q={quote(rng.choice(words))}&limit=10"
+            method, path = "GET", f"/search?q={quote(rng.choice(words))}&all_projects=true&limit=10"
         elif roll < 0.8:
             method, path = "GET", "/observations/recent?all_projects=true&limit=20"
         elif roll < 0.9:

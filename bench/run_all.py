@@ -54,6 +54,27 @@ BENCHES: dict[str, tuple[str, list[str], list[str]]] = {
         ["--size", "500", "--repeats", "1"],
     ),
     "autosync": ("autosync_bench.py", ["--rounds", "4"], ["--rounds", "1", "--saves", "5"]),
+    "http": (
+        "http_bench.py",
+        ["--size", "10k", "--repeats", "50", "--mix", "100", "--clients", "16", "--seconds", "30"],
+        ["--size", "1500", "--repeats", "5", "--mix", "12", "--clients", "4", "--requests", "12"],
+    ),
+    "citations": (
+        "citations_bench.py",
+        ["--runs", "15"],
+        [
+            "--files",
+            "30",
+            "--memories",
+            "30",
+            "--plain",
+            "5",
+            "--observations",
+            "200",
+            "--runs",
+            "2",
+        ],
+    ),
 }
 
 

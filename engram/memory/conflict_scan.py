@@ -335,7 +335,9 @@ def _judge_pairs(
             report.semantic_errors += 1
             report.errors.append(str(answer))
             continue
-        if answer.relation == "not_conflict":
+        # A persisted verdict is a judged relation, not_conflict included; in a dry run a
+        # not_conflict answer leaves nothing to show, so it counts as skipped.
+        if answer.relation == "not_conflict" and not options.apply:
             report.semantic_skipped += 1
         else:
             report.semantic_judged += 1

@@ -107,7 +107,8 @@ def test_semantic_apply_persists_every_valid_verdict(store: Store, agents: Path)
     report = scan(
         store, ScanOptions(project="shop", semantic=True, apply=True), judge=Judge("claude")
     )
-    assert (report.semantic_judged, report.semantic_skipped, report.inserted) == (1, 1, 2)
+    # Both verdicts were persisted, so both count as judged (not_conflict included).
+    assert (report.semantic_judged, report.semantic_skipped, report.inserted) == (2, 0, 2)
     stats = conflict_stats(store, project="shop")
     assert stats.by_relation == {"conflicts_with": 1}  # not_conflict persisted but not listed
     assert stats.by_judgment_status == {"judged": 1}

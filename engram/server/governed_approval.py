@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -205,8 +206,21 @@ def _timeout() -> float:
 
 
 def _digest(arguments: dict[str, Any]) -> str:
-    canonical = json.dumps(arguments, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    # The arguments are already parsed: a ``candidates`` list holds Candidate objects.
+    canonical = json.dumps(
+        arguments, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_plain
+    )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _plain(value: Any) -> Any:
+    """A parsed argument value as JSON data, for the digest."""
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict):
+        return to_dict()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    raise TypeError(f"cannot digest a {type(value).__name__} argument")
 
 
 def _b64(data: bytes) -> str:

@@ -261,3 +261,20 @@ def test_a_restart_invalidates_open_states(sandbox: Sandbox) -> None:
     finally:
         second.close()
     assert stored(sandbox) == []
+
+
+def test_modern_save_session_with_explicit_candidates(
+    modern_shared: tuple[Sandbox, Client],
+) -> None:
+    """A 2026-07-28 client that declared elicitation passes its own candidates list (it was
+    `server.internal: TypeError: Object of type Candidate is not JSON serializable`)."""
+    sandbox, client, candidate = fresh(modern_shared, "session candidates")
+    arguments = {"candidates": [candidate]}
+    first = client.modern_call("engram_save_session", arguments)["result"]
+    assert first["resultType"] == "input_required", first
+    answer = {"engram_approval": accept({"c1": True})}
+    done = client.modern_call(
+        "engram_save_session", arguments, inputResponses=answer, requestState=first["requestState"]
+    )["result"]
+    assert done["resultType"] == "complete" and done["isError"] is False, done
+    assert candidate["title"] in stored(sandbox)

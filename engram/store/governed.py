@@ -11,7 +11,7 @@ Public API:
     get_memory(conn, project, memory_id, tier=None) -> dict | None
     find_active_by_key(conn, project, scope, key) -> dict | None
     find_active_by_norm_hash(conn, project, norm_hash) -> dict | None
-    id_taken(conn, project, tier, memory_id) -> bool
+    id_taken(conn, project, memory_id) -> bool
     list_visible(conn, project, today) -> list[dict]   active durable + unexpired working
     list_routable(conn, project, today, rowids) -> list[dict]   rules, notes and rowids
     get_rows(conn, rowids) -> list[dict]
@@ -160,12 +160,14 @@ def find_active_by_norm_hash(
     )
 
 
-def id_taken(conn: sqlite3.Connection, project: str, tier: str, memory_id: str) -> bool:
-    """Whether ``memory_id`` is used in ``tier`` by this project or by a global memory."""
+def id_taken(conn: sqlite3.Connection, project: str, memory_id: str) -> bool:
+    """Whether ``memory_id`` is used, in either tier, by this project or by a global memory
+    (``engram_load id=`` finds a memory by its id alone: a note and a durable memory never
+    share one)."""
     row = conn.execute(
-        "SELECT 1 FROM governed_memories WHERE id = ? AND tier = ? "
+        "SELECT 1 FROM governed_memories WHERE id = ? "
         "AND (project = ? OR project = '' OR ? = '') LIMIT 1",
-        (memory_id, tier, project, project),
+        (memory_id, project, project),
     ).fetchone()
     return row is not None
 

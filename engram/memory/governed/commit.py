@@ -62,10 +62,11 @@ def narrow_scope(candidate: Candidate, scope: str | None) -> Candidate:
     return Candidate.from_dict(candidate.to_dict() | {"scope": scope})
 
 
-def _allocate_id(kb: KnowledgeBase, title: str, tier: str, owner: str) -> str:
+def allocate_id(kb: KnowledgeBase, title: str, owner: str) -> str:
+    """A new memory id from ``title`` that no memory of either tier visible to ``owner`` has."""
     base = slugify(title)
     memory_id, n = base, 1
-    while sql.id_taken(kb.conn, owner, tier, memory_id):
+    while sql.id_taken(kb.conn, owner, memory_id):
         n += 1
         memory_id = f"{base}-{n}"
     return memory_id
@@ -110,7 +111,7 @@ def _apply(kb: KnowledgeBase, candidate: Candidate, verdict: Verdict, source: st
         sql.update_memory(kb.conn, target["rowid"], fields)
         return str(target["id"])
     owner = "" if candidate.scope == "global" else kb.project
-    new_id = _allocate_id(kb, candidate.title, "durable", owner)
+    new_id = allocate_id(kb, candidate.title, owner)
     sql.insert_memory(kb.conn, memory_row(kb, candidate, new_id, "durable", source))
     if verdict.action == "SUPERSEDE":
         target = sql.get_memory(kb.conn, kb.project, verdict.target, tier="durable")

@@ -33,7 +33,8 @@ def render_body(memory: Memory, variant: str) -> str:
     text = memory.body
     if memory.type == "rule" and variant != "full" and variant in memory.variants:
         text = memory.variants[variant]
-    tag = f"{memory.type}, note" if memory.tier == "working" else memory.type
+    working = memory.tier == "working" and memory.type != "note"
+    tag = f"{memory.type}, note" if working else memory.type  # never "[note, note]"
     return f"## [{tag}] {memory.id}: {' '.join(memory.title.split())}\n{text.strip()}\n\n"
 
 

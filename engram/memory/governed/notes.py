@@ -15,7 +15,7 @@ from pathlib import Path
 from engram.errors import EngramError
 from engram.memory.governed import approvals
 from engram.memory.governed.base import KnowledgeBase
-from engram.memory.governed.commit import memory_row, write_candidates
+from engram.memory.governed.commit import allocate_id, memory_row, write_candidates
 from engram.memory.governed.content import slugify
 from engram.memory.governed.guard import (
     MAX_NOTE_BYTES,
@@ -104,11 +104,7 @@ def write_note(kb: KnowledgeBase, candidate: Candidate) -> CommitOutcome:
     valid_until = valid_until_for(kb)
     owner = "" if candidate.scope == "global" else kb.project
     with sql.immediate(kb.conn):
-        base = slugify(candidate.title)
-        memory_id, n = base, 1
-        while sql.id_taken(kb.conn, owner, "working", memory_id):
-            n += 1
-            memory_id = f"{base}-{n}"
+        memory_id = allocate_id(kb, candidate.title, owner)
         row = memory_row(kb, candidate, memory_id, "working", "note") | {"valid_until": valid_until}
         sql.insert_memory(kb.conn, row)
         path = note_file(kb, memory_id)
@@ -150,10 +146,24 @@ def promote(
         objective=row["objective"],
     )
     candidate = check_candidate(candidate, 1)
-    with sql.immediate(kb.conn):
-        outcome = write_candidates(kb, [candidate], [1], None, source="promote")
-        if outcome.written:
+    try:
+        with sql.immediate(kb.conn):
+            # The note goes first, so the durable memory it becomes can take its id (ids are
+            # unique across both tiers); nothing written rolls the removal back.
             sql.delete_memory(kb.conn, row["rowid"])
+            outcome = write_candidates(kb, [candidate], [1], None, source="promote")
+            if not outcome.written:
+                raise _NothingWritten(outcome)
+    except _NothingWritten as kept:
+        return kept.outcome
     if outcome.written:
         note_file(kb, row["id"]).unlink(missing_ok=True)
     return outcome
+
+
+class _NothingWritten(Exception):
+    """Rolls a promotion back when its candidate was not written (the note stays)."""
+
+    def __init__(self, outcome: CommitOutcome) -> None:
+        super().__init__("nothing written")
+        self.outcome = outcome

@@ -54,16 +54,22 @@ def test_note_is_redacted_and_instruction_like_lines_are_refused(kb: KnowledgeBa
     assert len(__import__("json").loads(kb.workspace.pending_file.read_text())["proposals"]) == 1
 
 
-def test_note_never_updates_a_durable_memory_with_the_same_id(kb: KnowledgeBase) -> None:
+def test_a_note_never_takes_a_durable_memorys_id(kb: KnowledgeBase) -> None:
     commit(kb, propose(kb, [Candidate("Ranking ties", "Sort by id.", "gotcha")]).approval_token)
     note = commit(kb, propose_note(kb, "Ranking ties").approval_token).note
-    assert note is not None and note["id"] == "ranking-ties"
+    assert note is not None and note["id"] == "ranking-ties-2"  # the durable one keeps its id
     assert rows(kb) == [
         ("ranking-ties", "durable", "Sort by id."),
-        ("ranking-ties", "working", "Ranking ties"),
+        ("ranking-ties-2", "working", "Ranking ties"),
     ]
-    # Fetch by id reads the durable memory, not the note.
     assert "Sort by id." in load(kb, id="ranking-ties").text
+    as_note = load(kb, id="ranking-ties-2").text
+    assert "## [note] ranking-ties-2: Ranking ties" in as_note and "[note, note]" not in as_note
+    # Nor does a durable memory take a note's id.
+    commit(kb, propose_note(kb, "Cache warmup").approval_token)
+    commit(kb, propose(kb, [Candidate("Cache warmup", "Warm on deploy.", "rule")]).approval_token)
+    ids = [r[0] for r in rows(kb) if r[0].startswith("cache-warmup")]
+    assert sorted(ids) == ["cache-warmup", "cache-warmup-2"]
 
 
 def test_notes_load_as_cards_unless_the_objective_matches(kb: KnowledgeBase) -> None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from typer.core import TyperCommand
 
-from engram.cli.output import emit_json
+from engram.cli.output import emit_json, plural
 from engram.cli.token_output import TokenFileOption, show_token
 from engram.errors import EngramError
 
@@ -182,7 +182,10 @@ def materialize_command(
         emit_json(report.__dict__)
         return
     verb = "materialized" if apply else "would materialize"
-    typer.echo(f"{project}: {verb} {report.mutations} mutation(s) into {report.chunks} chunk(s)")
+    typer.echo(
+        f"{project}: {verb} {plural(report.mutations, 'mutation')}"
+        f" into {plural(report.chunks, 'chunk')}"
+    )
 
 
 def register(cloud_app: typer.Typer) -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from engram.cli.output import emit_json
+from engram.cli.output import emit_json, plural
 
 if TYPE_CHECKING:
     from engram.memory.conflict_scan import Confirm, ScanOptions
@@ -300,7 +300,7 @@ def deferred_command(
 def _confirmer(options: ScanOptions, agent: str) -> Confirm:
     def confirm(calls: int, tokens: int) -> bool:
         message = (
-            f"Semantic scan: up to {calls} {agent} call(s), about {tokens:,} input tokens"
+            f"Semantic scan: up to {plural(calls, agent + ' call')}, about {tokens:,} input tokens"
             f" (max {options.max_semantic}, {options.concurrency} at a time). Continue?"
         )
         if not sys.stdin.isatty():

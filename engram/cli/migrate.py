@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from engram.cli.output import emit_json
+from engram.cli.output import emit_json, plural
 
 if TYPE_CHECKING:
     from engram.memory.store_migration import MigrationOutcome
@@ -48,7 +48,7 @@ def _print_conversion(outcome: MigrationOutcome) -> None:
     )
     if outcome.placeholder_sessions:
         typer.echo(
-            f"{outcome.placeholder_sessions} session(s) the Go rows named but did not hold were "
+            f"{plural(outcome.placeholder_sessions, 'session')} the Go rows named but did not hold were "
             "recreated, so every row keeps its session"
         )
     if outcome.kept_tables:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from engram.cli.output import emit_json
+from engram.cli.output import emit_json, plural
 
 # In the home folder, not the working directory: a vault never lands untracked inside the
 # project's repository.
@@ -43,11 +43,11 @@ def obsidian_export_command(
         emit_json({"project": name, **report.to_dict()})
         return
     typer.echo(
-        f"exported {report.notes} notes to {report.out}: {report.written} new, "
+        f"exported {plural(report.notes, 'note')} to {report.out}: {report.written} new, "
         f"{report.updated} updated, {report.unchanged} unchanged, {report.removed} removed"
     )
     if report.kept:
-        typer.echo(f"kept {len(report.kept)} note(s) you edited (not overwritten):")
+        typer.echo(f"kept {plural(len(report.kept), 'note')} you edited (not overwritten):")
         for path in sorted(report.kept):
             typer.echo(f"  {path}")
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from engram.cli.output import emit_json
+from engram.cli.output import emit_json, plural
 
 if TYPE_CHECKING:
     from engram.store.db import Store
@@ -98,7 +98,7 @@ def _export(store: Store, folder: SyncFolder, project: str | None, as_json: bool
         what = f"{len(report.chunk_ids)} chunks" if many else f"chunk {report.chunk_id}"
         where = Path(report.path or "").parent if many else report.path
         typer.echo(
-            f"wrote {what} ({report.mutations} mutations) to {where} — commit .engram/ to share it"
+            f"wrote {what} ({plural(report.mutations, 'mutation')}) to {where} — commit .engram/ to share it"
         )
 
 
@@ -139,7 +139,7 @@ def _import(store: Store, folder: SyncFolder, gate: TrustGate, as_json: bool) ->
         return
     counts = report.counts
     typer.echo(
-        f"imported {len(report.chunks)} chunks: {counts.applied} applied,"
+        f"imported {plural(len(report.chunks), 'chunk')}: {counts.applied} applied,"
         f" {counts.stale + counts.ignored + counts.own} already here or superseded,"
         f" {counts.deferred} deferred"
     )
@@ -147,8 +147,9 @@ def _import(store: Store, folder: SyncFolder, gate: TrustGate, as_json: bool) ->
         others = ", ".join(repr(p) for p in sorted(report.refused_projects)) or "other projects"
         trusted = ", ".join(repr(p) for p in sorted(gate.projects))
         typer.echo(
-            f"refused {counts.refused} mutations of {others}: this repository is trusted for"
-            f" {trusted} only ({len(report.held)} chunks kept for a later confirmation)",
+            f"refused {plural(counts.refused, 'mutation')} of {others}: this repository is"
+            f" trusted for {trusted} only ({plural(len(report.held), 'chunk')} kept for a later"
+            " confirmation)",
             err=True,
         )
     if report.retried:
@@ -172,7 +173,7 @@ def _status(store: Store, folder: SyncFolder, project: str | None, as_json: bool
         f" {state.chunks_applied} applied or written here,"
         f" {state.repository_chunks_not_applied} not imported yet"
     )
-    typer.echo(f"pending: {state.pending_mutations} local mutations not yet synced")
+    typer.echo(f"pending: {plural(state.pending_mutations, 'local mutation')} not yet synced")
     typer.echo(
         f"deferred: {state.deferred_count} waiting, {state.dead_count} dead;"
         f" {state.revisions_kept} losing versions kept"

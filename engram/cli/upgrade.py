@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from engram.cli.output import plural
+
 if TYPE_CHECKING:
     from engram.edit.ledger import Entry, Ledger
     from engram.edit.plan import LinkPlan
@@ -115,7 +117,7 @@ def upgrade_command(
             if file.diff:
                 typer.echo(file.diff, nl=False)
     typer.echo(
-        f"{'would re-pin' if dry_run else 're-pinned'} {len(reports)} link(s) to Engram "
+        f"{'would re-pin' if dry_run else 're-pinned'} {plural(len(reports), 'link')} to Engram "
         f"{__version__}; {left_alone} edited entr{'y' if left_alone == 1 else 'ies'} left alone"
     )
     if dry_run:

@@ -89,7 +89,7 @@ def test_obsidian_export_reports_and_keeps_edits(sandbox: Sandbox) -> None:
     second = run(sandbox, "obsidian-export", "--project", "acme", "--out", str(out))
     assert second.stdout.splitlines() == [
         f"exported 5 notes to {out}: 0 new, 0 updated, 4 unchanged, 0 removed",
-        "kept 1 note(s) you edited (not overwritten):",
+        "kept 1 note you edited (not overwritten):",
         "  observations/acme/1 First note.md",
     ]
     assert mine.read_text(encoding="utf-8").endswith("\nmine\n")

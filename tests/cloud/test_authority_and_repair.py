@@ -78,13 +78,13 @@ def test_materialize_mutations_backfills_missing_chunks(
         )
 
     dry = repair("--dry-run")
-    assert dry.returncode == 0 and "would materialize 3 mutation(s) into 1 chunk(s)" in dry.stdout
+    assert dry.returncode == 0 and "would materialize 3 mutations into 1 chunk" in dry.stdout
     assert client.get("/sync/pull", params={"project": "p"}).json()["chunks"] == []
     applied = repair("--apply")
-    assert "materialized 3 mutation(s) into 1 chunk(s)" in applied.stdout
+    assert "materialized 3 mutations into 1 chunk" in applied.stdout
     chunks = client.get("/sync/pull", params={"project": "p"}).json()["chunks"]
     assert [c["mutation_count"] for c in chunks] == [3]
-    assert "0 mutation(s)" in repair("--apply").stdout  # idempotent
+    assert "0 mutations" in repair("--apply").stdout  # idempotent
     with psycopg.connect(database_url) as conn:
         assert conn.execute("SELECT COUNT(*) FROM cloud_mutations").fetchone() == (3,)
     assert repair().returncode == 2

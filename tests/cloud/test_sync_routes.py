@@ -31,7 +31,11 @@ def test_pushed_mutations_come_back_in_order_and_replays_are_not_duplicated(
     pulled = client.get("/sync/mutations/pull", params={"project": "p", "since": 0}).json()
     assert [m["payload"]["title"] for m in pulled["mutations"]] == ["t1", "t2", "t3"]
     assert [m["seq"] for m in pulled["mutations"]] == [1, 2, 3]
-    assert pulled["mutations"][0] == batch[0]  # exactly what the replica sent
+    first_pulled = dict(pulled["mutations"][0])
+    # Exactly what the replica sent, plus who the server says sent it (issue 22 point 14: a
+    # pulled memory shows `from <principal> via cloud`).
+    assert first_pulled.pop("created_by") == "legacy-sync"
+    assert first_pulled == batch[0]
     assert pulled["next_since"] == 3
     after = client.get("/sync/mutations/pull", params={"project": "p", "since": 2}).json()
     assert [m["payload"]["title"] for m in after["mutations"]] == ["t3"]

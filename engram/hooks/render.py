@@ -166,16 +166,6 @@ def instruction_block(host: str) -> str:
     return _render("instructions.md.j2", host=host)
 
 
-def cursor_rule() -> str:
-    """``.cursor/rules/engram.mdc``: the protocol as an always-applied Cursor rule."""
-    return _render("cursor-rule.mdc.j2", host="cursor")
-
-
-def windsurf_rule() -> str:
-    """``.windsurf/rules/engram.md``: the protocol as an always-on Windsurf rule."""
-    return _render("windsurf-rule.md.j2", host="windsurf")
-
-
 RULE_TEMPLATES = {
     "cursor": "cursor-rule.mdc.j2",
     "windsurf": "windsurf-rule.md.j2",

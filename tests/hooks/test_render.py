@@ -21,13 +21,13 @@ def test_instruction_block_carries_the_protocol() -> None:
 
 
 def test_cursor_rule_is_always_applied() -> None:
-    meta = frontmatter(render.cursor_rule())
+    meta = frontmatter(render.rule_file("cursor"))
     assert meta["alwaysApply"] == "true"
     assert meta["description"]
 
 
 def test_windsurf_rule_is_always_on() -> None:
-    assert frontmatter(render.windsurf_rule())["trigger"] == "always_on"
+    assert frontmatter(render.rule_file("windsurf"))["trigger"] == "always_on"
 
 
 def test_skill_has_name_and_description() -> None:

@@ -15,7 +15,7 @@ from typing import Any, cast
 import tomlkit
 from tomlkit.exceptions import ParseError
 
-from engram.edit.jsonc.document import same
+from engram.edit.jsonc.document import same, without
 from engram.edit.plan import JSONValue
 from engram.errors import EngramError
 
@@ -85,8 +85,8 @@ def remove_value(
     if appended and appended in text:
         at = text.rindex(appended)
         candidate = text[:at] + text[at + len(appended) :]
-        if _parses_to(candidate, _without(data, path, prune=True)) or _parses_to(
-            candidate, _without(data, path, prune=False)
+        if _parses_to(candidate, without(data, path, prune=True)) or _parses_to(
+            candidate, without(data, path, prune=False)
         ):
             return candidate
     doc = _parse(text, where)
@@ -150,16 +150,6 @@ def _with(data: dict[str, Any], path: tuple[str, ...], value: JSONValue) -> dict
     if not isinstance(child, dict):
         return {**data, path[0]: value}
     return {**data, path[0]: _with(child, path[1:], value) if len(path) > 1 else value}
-
-
-def _without(data: dict[str, Any], path: tuple[str, ...], *, prune: bool) -> dict[str, Any]:
-    """A copy of ``data`` without ``path`` (``prune``: and without parents left empty)."""
-    if len(path) == 1:
-        return {k: v for k, v in data.items() if k != path[0]}
-    child = _without(data[path[0]], path[1:], prune=prune)
-    if prune and not child:
-        return {k: v for k, v in data.items() if k != path[0]}
-    return {**data, path[0]: child}
 
 
 def _type_conflict(path: tuple[str, ...], where: str) -> EngramError:
@@ -233,12 +223,12 @@ def remove_from_list(
         return text
     rest = [e for i, e in enumerate(current) if i != matches[-1]]
     gone = not rest and not keep_empty
-    expected = _without(data, path, prune=True) if gone else _with(data, path, rest)
+    expected = without(data, path, prune=True) if gone else _with(data, path, rest)
     if appended and appended in text:
         at = text.rindex(appended)
         candidate = text[:at] + text[at + len(appended) :]
         if _parses_to(candidate, expected) or (
-            gone and _parses_to(candidate, _without(data, path, prune=False))
+            gone and _parses_to(candidate, without(data, path, prune=False))
         ):
             return candidate
     doc = _parse(text, where)

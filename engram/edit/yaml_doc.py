@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import Any
 
 from engram.edit import yaml_layout as layout
-from engram.edit.jsonc.document import same
+from engram.edit.jsonc.document import same, type_conflict, without
 from engram.edit.plan import JSONValue
 from engram.errors import EngramError
 
@@ -93,7 +93,7 @@ def remove_value(
     found, _ = get(text, path, where)
     if not found:
         return text
-    wanted = [_without(data, path, prune=True), _without(data, path, prune=False)]
+    wanted = [without(data, path, prune=True), without(data, path, prune=False)]
     undone = _cut(text, inserted, wanted)
     if undone is None:
         undone = _drop(text, path, wanted, where)
@@ -113,7 +113,7 @@ def add_to_list(
     data = load(text, where)
     found, current = get(text, path, where)
     if found and not isinstance(current, list):
-        raise _type_conflict(path, where, "a list")
+        raise type_conflict(path, "a list", where)
     items = current if isinstance(current, list) else []
     if any(same(existing, item) for existing in items):
         return None
@@ -145,7 +145,7 @@ def remove_from_list(
         return text
     wanted = [_with(data, path, rest)]
     if not rest:
-        wanted.insert(0, _without(data, path, prune=True))
+        wanted.insert(0, without(data, path, prune=True))
     undone = _cut(text, inserted, wanted)
     if undone is not None:
         return undone
@@ -208,7 +208,7 @@ def _deepest(tree: Any, path: tuple[str, ...], where: str) -> tuple[Any, tuple[s
     node = tree
     for depth, key in enumerate(path):
         if node is not None and not isinstance(node, dict):
-            raise _type_conflict(path[:depth], where, "a mapping")
+            raise type_conflict(path[:depth], "a mapping", where)
         if node is None or key not in node:
             layout.refuse_shared(tree, path[:depth], where)
             return node, path[depth:]
@@ -223,7 +223,7 @@ def _assign(doc: Any, path: tuple[str, ...], value: JSONValue, where: str) -> No
             node[key] = layout.new_mapping()
         node = node[key]
         if not isinstance(node, dict):
-            raise _type_conflict(path, where, "a mapping")
+            raise type_conflict(path, "a mapping", where)
     node[path[-1]] = copy.deepcopy(value)
 
 
@@ -251,23 +251,3 @@ def _with(data: dict[str, Any], path: tuple[str, ...], value: JSONValue) -> dict
     if len(path) == 1 or not isinstance(child, dict):
         return {**data, path[0]: value if len(path) == 1 else _with({}, path[1:], value)}
     return {**data, path[0]: _with(child, path[1:], value)}
-
-
-def _without(data: dict[str, Any], path: tuple[str, ...], *, prune: bool) -> dict[str, Any]:
-    """A copy of ``data`` without ``path`` (``prune``: and without parents left empty)."""
-    if len(path) == 1:
-        return {k: v for k, v in data.items() if k != path[0]}
-    child = _without(data[path[0]], path[1:], prune=prune)
-    if prune and not child:
-        return {k: v for k, v in data.items() if k != path[0]}
-    return {**data, path[0]: child}
-
-
-def _type_conflict(path: tuple[str, ...], where: str, want: str) -> EngramError:
-    shown = ".".join(path) or "the top level"
-    return EngramError(
-        "edit.type_conflict",
-        f"{where}: {shown} is not {want}, so Engram cannot add its entry there",
-        f"fix {shown} in {where} by hand, then retry",
-        file=where,
-    )

@@ -120,7 +120,7 @@ def add_to_list(
     if node is None:
         return set_value(text, path, [item], strict=strict, where=where)
     if node.kind != "array":
-        raise _type_conflict(path, "an array", where)
+        raise type_conflict(path, "an array", where)
     if any(same(child.node.to_value(), item) for child in node.children):
         return text, None
     bom = BOM if text.startswith(BOM) else ""
@@ -196,6 +196,16 @@ def same(a: JSONValue, b: JSONValue) -> bool:
     return type(a) is type(b) and a == b
 
 
+def without(data: dict[str, Any], path: tuple[str, ...], *, prune: bool) -> dict[str, Any]:
+    """A copy of ``data`` without ``path`` (``prune``: and without parents left empty)."""
+    if len(path) == 1:
+        return {k: v for k, v in data.items() if k != path[0]}
+    child = without(data[path[0]], path[1:], prune=prune)
+    if prune and not child:
+        return {k: v for k, v in data.items() if k != path[0]}
+    return {**data, path[0]: child}
+
+
 def _tidy_created(body: str, path: tuple[str, ...], undo: Undo | None, where: str) -> str:
     """Remove now-empty parents Engram created, then restore the container it filled."""
     existing = len(path) - 1 if undo is None else undo.existing
@@ -253,11 +263,11 @@ def _walk(root: Node | None, path: tuple[str, ...]) -> Node | None:
 
 def _require_object(node: Node, path: tuple[str, ...], where: str) -> Node:
     if node.kind != "object":
-        raise _type_conflict(path, "an object", where)
+        raise type_conflict(path, "an object", where)
     return node
 
 
-def _type_conflict(path: tuple[str, ...], wanted: str, where: str) -> EngramError:
+def type_conflict(path: tuple[str, ...], wanted: str, where: str) -> EngramError:
     shown = ".".join(path) or "the top level"
     return EngramError(
         "edit.type_conflict",

@@ -43,12 +43,8 @@ def serve_command() -> None:
     if os.environ.get("ENGRAM_DATABASE_URL", "").strip():
         serve(CloudSettings.from_env())
         return
-    from engram.cloud.embedded_postgres import (
-        EmbeddedPostgres,
-        describe,
-        server_environment,
-        team_dir,
-    )
+    from engram.cloud.embedded_postgres import EmbeddedPostgres, team_dir
+    from engram.cloud.team_secrets import server_environment
 
     # uvicorn re-raises the SIGTERM it caught once it has shut down; as an exception it lets
     # the cluster below stop in order instead of being orphaned.
@@ -58,7 +54,7 @@ def serve_command() -> None:
         settings = CloudSettings.from_env(server_environment(pg, os.environ))
         host = f"[{settings.host}]" if ":" in settings.host else settings.host
         banner = [
-            f"database: {describe(pg)}",
+            f"database: {pg.describe()}",
             f"dashboard: http://{host}:{settings.port}/dashboard",
             "first admin (in another terminal): engram cloud bootstrap admin --username YOU"
             " --issue-token",
@@ -81,7 +77,8 @@ def _open_cloud_store() -> Iterator[tuple[CloudStore, Mapping[str, str]]]:
         with CloudStore.open(os.environ["ENGRAM_DATABASE_URL"].strip(), max_size=2) as store:
             yield store, os.environ
         return
-    from engram.cloud.embedded_postgres import EmbeddedPostgres, server_environment, team_dir
+    from engram.cloud.embedded_postgres import EmbeddedPostgres, team_dir
+    from engram.cloud.team_secrets import server_environment
 
     pg = EmbeddedPostgres(team_dir())
     with contextlib.ExitStack() as stack:

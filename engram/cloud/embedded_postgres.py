@@ -3,13 +3,15 @@
 ``engram cloud serve`` without ``ENGRAM_DATABASE_URL`` runs one of these; the cloud app never
 knows the difference (it gets a DSN). Layout, all under ``<data dir>/team-server/`` (0700)::
 
-    secrets.json      0600: database password, JWT secret, token pepper (made once)
+    secrets.json      0600: database password, JWT secret, token pepper (engram.cloud.team_secrets)
     postgres.json     0600: pid and port of the running cluster (for the bootstrap commands)
+    postgres-port.json  the port it listened on last (kept while free)
     serve.lock        held by whoever runs the cluster
     pg/data/          the cluster itself;  pg/postgres.log  its log
 
 The binaries come from the ``pgserver`` wheel (part of the ``[cloud]`` extra) or from the
-system's PostgreSQL, whichever matches the cluster's ``PG_VERSION``. PostgreSQL refuses to run
+system's PostgreSQL, whichever matches the cluster's ``PG_VERSION``
+(:mod:`engram.cloud.postgres_binaries`). PostgreSQL refuses to run
 as root, so as root the cluster belongs to ``nobody``: it starts in a private mount namespace
 where ``pg/`` is bind-mounted onto a folder ``nobody`` can reach, so the home directory is never
 re-moded. The cluster listens on loopback TCP only, with a generated password (scram).
@@ -21,20 +23,18 @@ import contextlib
 import fcntl
 import json
 import os
-import re
-import secrets
 import shutil
 import signal
 import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from importlib.util import find_spec
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO
 
+from engram.cloud.postgres_binaries import PostgresBinaries, find_binaries
+from engram.cloud.team_secrets import load_secrets, make_private_folder
 from engram.errors import EngramError
 from engram.store.datadir import resolve_data_dir, write_private_file
 
@@ -43,147 +43,11 @@ SUPERUSER = "engram"
 DATABASE = "engram"
 SERVICE_USER = "nobody"  # who runs the cluster when Engram runs as root
 START_TIMEOUT_S = 60.0
-_SYSTEM_BIN_GLOB = "/usr/lib/postgresql/*/bin"
-SECRET_NAMES = ("database_password", "jwt_secret", "token_pepper")
 
 
 def team_dir(env: Mapping[str, str] | None = None) -> Path:
     """``<data dir>/team-server`` (not created here)."""
     return resolve_data_dir(env) / TEAM_DIR
-
-
-# ---- secrets ---------------------------------------------------------------------------------
-
-
-def load_secrets(folder: Path, *, create: bool = True) -> dict[str, str]:
-    """The team server's secrets, generated once and kept in ``secrets.json`` (0600).
-
-    Raises:
-        EngramError: ``cloud.secrets_unreadable`` when the file exists but is damaged or
-            readable by others; ``cloud.embedded_missing`` when it is missing and ``create`` is
-            False.
-    """
-    path = folder / "secrets.json"
-    try:
-        info = path.lstat()
-    except FileNotFoundError:
-        if not create:
-            raise EngramError(
-                "cloud.embedded_missing",
-                f"no team server has been set up in {folder}",
-                "run `engram cloud serve` once (it creates the database and its secrets)",
-            ) from None
-        made = {name: secrets.token_urlsafe(32) for name in SECRET_NAMES}
-        _make_private_folder(folder)
-        write_private_file(path, json.dumps(made, indent=2) + "\n")
-        return made
-    if not path.is_file() or path.is_symlink() or info.st_mode & 0o077:
-        raise _secrets_refused(path, "is not a private regular file (it must be mode 0600)")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError) as exc:
-        raise _secrets_refused(path, f"cannot be read ({exc.__class__.__name__})") from None
-    if not isinstance(data, dict) or not all(
-        isinstance(data.get(name), str) and len(data[name]) >= 32 for name in SECRET_NAMES
-    ):
-        raise _secrets_refused(path, "is missing a secret")
-    return {name: str(data[name]) for name in SECRET_NAMES}
-
-
-def _secrets_refused(path: Path, why: str) -> EngramError:
-    return EngramError(
-        "cloud.secrets_unreadable",
-        f"{path} {why}",
-        "restore it from a backup; without it the team database cannot be opened",
-    )
-
-
-def _make_private_folder(folder: Path) -> None:
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    os.chmod(folder, 0o700)
-
-
-# ---- binaries --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PostgresBinaries:
-    """A folder holding ``initdb`` and ``postgres`` of one major version."""
-
-    bindir: Path
-    major: str
-    source: str  # "pgserver" or "system"
-
-    @property
-    def root(self) -> Path:
-        """The folder that holds everything the binaries load (pgserver's libraries sit in
-        ``site-packages/pgserver.libs``, three levels above its ``bin``)."""
-        return self.bindir.parents[2] if self.source == "pgserver" else self.bindir.parent
-
-    def tool(self, name: str) -> str:
-        """The absolute path of one binary."""
-        return str(self.bindir / name)
-
-
-def _pgserver_bindir() -> Path | None:
-    # Located without importing pgserver: its __init__ starts background machinery.
-    spec = find_spec("pgserver")
-    for location in (spec.submodule_search_locations or []) if spec else []:
-        candidate = Path(location) / "pginstall" / "bin"
-        if (candidate / "postgres").exists():
-            return candidate
-    return None
-
-
-def _candidates() -> Iterator[tuple[Path, str]]:
-    bundled = _pgserver_bindir()
-    if bundled is not None:
-        yield bundled, "pgserver"
-    for folder in sorted(Path("/").glob(_SYSTEM_BIN_GLOB.lstrip("/")), reverse=True):
-        yield folder, "system"
-    found = shutil.which("initdb")
-    if found:
-        yield Path(found).resolve().parent, "system"
-
-
-def _major_of(bindir: Path) -> str | None:
-    try:
-        out = subprocess.run(
-            [str(bindir / "postgres"), "--version"], capture_output=True, text=True, timeout=20
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    match = re.search(r"\b(\d+)(?:\.\d+)?", out)
-    return match.group(1) if match else None
-
-
-def find_binaries(major: str | None = None) -> PostgresBinaries:
-    """The first PostgreSQL whose ``initdb`` and ``postgres`` run (of ``major`` when given).
-
-    Raises:
-        EngramError: ``cloud.postgres_missing`` when none fits.
-    """
-    seen: list[str] = []
-    for bindir, source in _candidates():
-        if not (bindir / "initdb").exists() or not (bindir / "postgres").exists():
-            continue
-        found = _major_of(bindir)
-        if found is None:
-            continue
-        seen.append(found)
-        if major is None or found == major:
-            return PostgresBinaries(bindir, found, source)
-    if major is not None and seen:
-        raise EngramError(
-            "cloud.postgres_missing",
-            f"the team database was made by PostgreSQL {major}, but only {', '.join(sorted(set(seen)))} is installed",
-            f"install PostgreSQL {major} (or the pgserver version that ships it)",
-        )
-    raise EngramError(
-        "cloud.postgres_missing",
-        "no PostgreSQL server binaries found for the embedded team database",
-        "install the cloud extra (it ships PostgreSQL: pgserver), or set ENGRAM_DATABASE_URL",
-    )
 
 
 # ---- the cluster -----------------------------------------------------------------------------
@@ -239,8 +103,7 @@ class EmbeddedPostgres:
     @property
     def dsn(self) -> str:
         """The libpq URL of the ``engram`` database (holds the password: never log it)."""
-        password = self._secrets["database_password"]
-        return f"postgresql://{SUPERUSER}:{password}@127.0.0.1:{self.port}/{DATABASE}"
+        return self._url(DATABASE)
 
     @property
     def secrets(self) -> dict[str, str]:
@@ -254,7 +117,7 @@ class EmbeddedPostgres:
             EngramError: ``cloud.embedded_busy`` (another process runs it),
                 ``cloud.postgres_missing``, ``cloud.embedded_failed`` (with the log's last line).
         """
-        _make_private_folder(self.folder)
+        make_private_folder(self.folder)
         self._take_lock()
         try:
             self._secrets = load_secrets(self.folder)
@@ -316,6 +179,12 @@ class EmbeddedPostgres:
         if self._mount_root is not None:
             shutil.rmtree(self._mount_root, ignore_errors=True)
             self._mount_root = None
+
+    def describe(self) -> str:
+        """``embedded PostgreSQL 16 (pgserver) in /home/me/.engram/team-server``."""
+        where = self.binaries.source if self.binaries else "attached"
+        major = self.binaries.major if self.binaries else "?"
+        return f"embedded PostgreSQL {major} ({where}) in {self.folder}"
 
     def __enter__(self) -> EmbeddedPostgres:
         return self
@@ -558,41 +427,3 @@ def _group_of(user: str) -> str:
     import pwd
 
     return grp.getgrgid(pwd.getpwnam(user).pw_gid).gr_name
-
-
-# ---- the settings it gives the cloud app -----------------------------------------------------
-
-_KEPT = {"ENGRAM_JWT_SECRET": "jwt_secret", "ENGRAM_CLOUD_TOKEN_PEPPER": "token_pepper"}
-
-
-def server_environment(pg: EmbeddedPostgres, env: Mapping[str, str]) -> dict[str, str]:
-    """``env`` completed for a server over ``pg``: its DSN, the kept JWT secret and token
-    pepper (so tokens issued by ``bootstrap`` verify), and every project allowed unless the
-    user narrowed it.
-
-    Raises:
-        EngramError: ``cloud.secret_mismatch`` when the environment sets a secret that differs
-            from the one this team server was set up with (tokens would stop verifying).
-    """
-    merged = dict(env)
-    merged["ENGRAM_DATABASE_URL"] = pg.dsn
-    kept = pg.secrets
-    for variable, name in _KEPT.items():
-        given = merged.get(variable, "").strip()
-        if given and given != kept[name]:
-            raise EngramError(
-                "cloud.secret_mismatch",
-                f"{variable} differs from the one this team server keeps in {pg.folder / 'secrets.json'}",
-                f"unset {variable} (the embedded team server uses its own), or set ENGRAM_DATABASE_URL",
-            )
-        merged[variable] = kept[name]
-    if not merged.get("ENGRAM_CLOUD_ALLOWED_PROJECTS", "").strip():
-        merged["ENGRAM_CLOUD_ALLOWED_PROJECTS"] = "*"
-    return merged
-
-
-def describe(pg: EmbeddedPostgres) -> str:
-    """``embedded PostgreSQL 16 (pgserver) in /home/me/.engram/team-server``."""
-    where = pg.binaries.source if pg.binaries else "attached"
-    major = pg.binaries.major if pg.binaries else "?"
-    return f"embedded PostgreSQL {major} ({where}) in {pg.folder}"

@@ -40,8 +40,21 @@ class Migration:
             return handle.read()
 
 
+_SHIPPED: list[Migration] | None = None
+
+
 def available_migrations() -> list[Migration]:
-    """Every migration shipped in the package, ordered by version (duplicates are an error)."""
+    """Every migration shipped in the package, ordered by version (duplicates are an error).
+
+    The folder is listed once a process: a store open runs :func:`migrate_check` and
+    :func:`migrate`, and the hook path opens the store on each call."""
+    global _SHIPPED
+    if _SHIPPED is None:
+        _SHIPPED = _list_migrations()
+    return list(_SHIPPED)
+
+
+def _list_migrations() -> list[Migration]:
     found: dict[int, Migration] = {}
     # A plain folder listing: importlib.resources would pull in zipfile, tempfile, bz2, lzma...
     # on every open, and the hook path opens the store on each call (and no pathlib either).

@@ -62,6 +62,8 @@ class VectorIndex:
         tuple[str | None, str | None, str | None], tuple[tuple[int, int], npt.NDArray[np.int64]]
     ] = field(default_factory=dict)
     _fresh_arrays: tuple[npt.NDArray[np.int64], list[str], npt.NDArray[np.float32]] | None = None
+    # The commit state (``_version``) at the last refresh: unchanged, nothing new to read.
+    refreshed_at: tuple[int, int] | None = None
 
     def refresh(self, conn: sqlite3.Connection) -> None:
         """Load on first use; afterwards take the rows embedded since the last look."""
@@ -132,10 +134,13 @@ class VectorIndex:
         """The ``limit`` most similar live rows under the filters, most similar first."""
         import numpy as np
 
-        self.refresh(conn)
+        version = _version(conn)
+        if version != self.refreshed_at:
+            self.refresh(conn)
+            self.refreshed_at = version
         block = self.block
         assert block is not None
-        allowed = self._candidates(conn, project, type, scope)
+        allowed = self._candidates(conn, version, project, type, scope)
         if not allowed.size:
             return []
         start, end = block.spans.get(project, (0, 0)) if project else (0, len(block.ids))
@@ -160,12 +165,16 @@ class VectorIndex:
         return [Nearest(int(ids[i]), float(sims[i])) for i in best]
 
     def _candidates(
-        self, conn: sqlite3.Connection, project: str | None, type: str | None, scope: str | None
+        self,
+        conn: sqlite3.Connection,
+        version: tuple[int, int],
+        project: str | None,
+        type: str | None,
+        scope: str | None,
     ) -> npt.NDArray[np.int64]:
         """The rows a search under these filters may return, asked of SQLite; reused only
-        while no connection has committed anything since (``PRAGMA data_version`` and this
-        connection's own change count), so a write is seen by the very next search."""
-        version = (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+        while ``version`` (:func:`_version`) is the one they were read at, so a write is
+        seen by the very next search."""
         key = (project, type, scope)
         cached = self.candidates.get(key)
         if cached is not None and cached[0] == version:
@@ -185,6 +194,12 @@ class VectorIndex:
             matrix = np.stack([v for _, v in self.fresh.values()])
             self._fresh_arrays = (ids, projects, matrix)
         return self._fresh_arrays
+
+
+def _version(conn: sqlite3.Connection) -> tuple[int, int]:
+    """What changes when any connection commits: ``PRAGMA data_version`` (another
+    connection's commits) and this connection's own change count."""
+    return (int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes)
 
 
 def _members(ids: npt.NDArray[np.int64], allowed: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:

@@ -31,14 +31,17 @@ class Moment(StrEnum):
     OTHER = "other"  # an event Engram answers with the empty answer
 
 
+# Claude Code's event names, which Factory Droid, Kimi Code CLI and Qwen Code reuse.
+_CLAUDE_MOMENTS: dict[str, Moment] = {
+    "SessionStart": Moment.START,
+    "UserPromptSubmit": Moment.PROMPT,
+    "PreCompact": Moment.COMPACTING,
+    "SessionEnd": Moment.END,
+}
+
 # host -> {host event name -> moment}. SessionStart with source "compact" is AFTER_COMPACT.
 EVENT_MOMENTS: dict[str, dict[str, Moment]] = {
-    "claude": {
-        "SessionStart": Moment.START,
-        "UserPromptSubmit": Moment.PROMPT,
-        "PreCompact": Moment.COMPACTING,
-        "SessionEnd": Moment.END,
-    },
+    "claude": _CLAUDE_MOMENTS,
     "codex": {
         "SessionStart": Moment.START,
         "UserPromptSubmit": Moment.PROMPT,
@@ -58,24 +61,9 @@ EVENT_MOMENTS: dict[str, dict[str, Moment]] = {
         "sessionEnd": Moment.END,
     },
     "windsurf": {"pre_user_prompt": Moment.PROMPT},
-    "droid": {
-        "SessionStart": Moment.START,
-        "UserPromptSubmit": Moment.PROMPT,
-        "PreCompact": Moment.COMPACTING,
-        "SessionEnd": Moment.END,
-    },
-    "kimi": {
-        "SessionStart": Moment.START,
-        "UserPromptSubmit": Moment.PROMPT,
-        "PreCompact": Moment.COMPACTING,
-        "SessionEnd": Moment.END,
-    },
-    "qwen": {
-        "SessionStart": Moment.START,
-        "UserPromptSubmit": Moment.PROMPT,
-        "PreCompact": Moment.COMPACTING,
-        "SessionEnd": Moment.END,
-    },
+    "droid": _CLAUDE_MOMENTS,
+    "kimi": _CLAUDE_MOMENTS,
+    "qwen": _CLAUDE_MOMENTS,
     # Cline: one executable per hook, named for it; the payload nests its data per hook.
     "cline": {
         "TaskStart": Moment.START,

@@ -11,9 +11,6 @@ from engram.cli.output import emit_json
 if TYPE_CHECKING:
     from engram.memory.stale import StaleItem
 
-if TYPE_CHECKING:
-    from engram.memory.stale import StaleItem
-
 JsonOption = Annotated[bool, typer.Option("--json", help="Print stable JSON.")]
 
 

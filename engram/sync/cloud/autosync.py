@@ -162,7 +162,7 @@ class Worker:
             report = ReplicationReport()
             try:
                 self.status.phase = "pushing"
-                push(store, client, project, report)
+                push(store, client, project, report, check_access=False)  # the pull asks
                 self.status.phase = "pulling"
                 pull(store, client, project, report)
             except CloudSyncError as exc:

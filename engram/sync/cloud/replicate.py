@@ -82,8 +82,17 @@ def _batches(mutations: list[Mutation]) -> list[list[Mutation]]:
     return [b for b in batches if b]
 
 
-def push(store: Store, client: CloudClient, project: str, report: ReplicationReport) -> None:
-    """Send the project's pending journal rows; the cursor moves after each accepted batch."""
+def push(
+    store: Store,
+    client: CloudClient,
+    project: str,
+    report: ReplicationReport,
+    *,
+    check_access: bool = True,
+) -> None:
+    """Send the project's pending journal rows; the cursor moves after each accepted batch.
+    ``check_access``: with nothing to send, still ask the server once (False when a pull of
+    the same project follows, which asks it anyway)."""
     target = client.remote.target_key
     with store.read() as conn:
         rows = pending_rows(conn, project, target)
@@ -91,7 +100,7 @@ def push(store: Store, client: CloudClient, project: str, report: ReplicationRep
         floor = sync_journal.cursor(conn, target, project)
     mutations = [to_mutation(origin, row) for row in rows]
     batches = _batches(mutations)
-    if not batches:
+    if not batches and check_access:
         # Nothing to send, but a wrong, revoked or missing token (or a lost grant) must still
         # be an error now, not a silent "pushed 0": one authenticated read (never paused).
         client.pull_mutations(project, floor, 1)
@@ -203,7 +212,7 @@ def sync_once(
     report = ReplicationReport()
     try:
         if push_first:
-            push(store, client, project, report)
+            push(store, client, project, report, check_access=not pull_after)
         if pull_after:
             pull(store, client, project, report, progress)
     except CloudSyncError as exc:

@@ -164,7 +164,7 @@ class McpHost(Host):
             keys = self.entry_path(ctx, read_document(path, target.format))
             entry = self.mcp_entry(ctx, keys)
             plan.edits.append(SetValue(path, target.format, keys, entry, replace=ctx.force))
-        if (target is not None or self.extras_when_skipped) and ctx.extras:
+        if target is not None or self.extras_when_skipped:
             from engram.hosts.extras import extra_edits  # extras builds on this module
 
             plan.edits += extra_edits(self.name, self.scope_files(ctx), ctx)

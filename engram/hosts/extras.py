@@ -68,8 +68,9 @@ def guidance_edits(host: str, files: HostFiles, ctx: HostContext) -> list[Edit]:
 
 
 def extra_edits(host: str, files: HostFiles | None, ctx: HostContext) -> list[Edit]:
-    """Hooks, then skill, instructions and rules, for one host and scope."""
-    if files is None:
+    """Hooks, then skill, instructions and rules, for one host and scope (none for
+    ``--mcp-only``: ``ctx.extras`` off)."""
+    if files is None or not ctx.extras:
         return []
     return [*hook_edits(host, files, ctx), *guidance_edits(host, files, ctx)]
 

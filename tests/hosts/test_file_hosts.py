@@ -114,6 +114,17 @@ def test_continue_global_appends_to_config_yaml(sandbox: Sandbox, context: MakeC
     )
 
 
+@pytest.mark.parametrize(("host", "scope"), [("continue", W), ("continue", G), ("vibe", G)])
+def test_mcp_only_writes_no_rule_or_skill(
+    sandbox: Sandbox, context: MakeContext, host: str, scope: Scope
+) -> None:
+    """``engram setup <agent> --mcp-only``: the registration alone, for the hosts with their
+    own link plan too."""
+    plan = find_host(host).link_plan(context(scope, extras=False))
+    assert plan.edits
+    assert not [e for e in plan.edits if "rules" in e.file.parts or "skills" in e.file.parts]
+
+
 def test_continue_on_the_legacy_json_config_writes_nothing(
     sandbox: Sandbox, context: MakeContext
 ) -> None:

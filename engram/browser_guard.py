@@ -12,10 +12,10 @@ Each app renders the refusal in its own JSON envelope (:data:`Refusal`).
 from __future__ import annotations
 
 import ipaddress
-import json
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 LOCAL_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
@@ -72,18 +72,7 @@ class BrowserGuard:
             await self.app(scope, receive, send)
             return
         status, reason, message = refused
-        body = json.dumps(self.refusal(reason, message)).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": status,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", b"%d" % len(body)),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        await JSONResponse(self.refusal(reason, message), status)(scope, receive, send)
 
     def refused(self, headers: dict[str, str], *, unix_socket: bool) -> tuple[int, str, str] | None:
         """``(status, reason, message)`` of a refused request, or None."""

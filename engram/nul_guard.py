@@ -8,11 +8,11 @@ answer a 500. JSON bodies are checked where they are parsed (:func:`holds_nul`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 # (message) -> the JSON body of the refusal, in the app's envelope.
@@ -62,15 +62,4 @@ class NulGuard:
         if scope["type"] != "http" or not _request_holds_nul(scope):
             await self.app(scope, receive, send)
             return
-        body = json.dumps(self.refusal(MESSAGE)).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 400,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", b"%d" % len(body)),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        await JSONResponse(self.refusal(MESSAGE), 400)(scope, receive, send)

@@ -17,6 +17,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engram.http.guard import TOKEN_ENV, bearer_matches
@@ -47,14 +48,14 @@ class TokenGate:
             return
         method, path = scope["method"], scope["path"]
         if self.everywhere and (method, path) not in _OPEN_ROUTES:
-            await _refuse(send, 401, _UNAUTHORIZED)
+            await JSONResponse(_UNAUTHORIZED, 401)(scope, receive, send)
             return
         if method != "POST" or path.rstrip("/") != "/mcp" or not _token_configured():
             await self.app(scope, receive, send)
             return
         body = await _read_body(receive, MCP_INSPECT_LIMIT)
         if body is None:
-            await _refuse(send, 413, _TOO_LARGE)
+            await JSONResponse(_TOO_LARGE, 413)(scope, receive, send)
             return
         called = sorted(set(_called_tools(body)) & GUARDED_TOOLS)
         if called:
@@ -62,7 +63,7 @@ class TokenGate:
             refusal["error"] = (
                 f"{called[0]} deletes, overwrites or moves memories: {refusal['error']}"
             )
-            await _refuse(send, 401, refusal)
+            await JSONResponse(refusal, 401)(scope, receive, send)
             return
         await self.app(scope, _replay(body, receive), send)
 
@@ -138,18 +139,3 @@ def _replay(body: bytes, receive: Receive) -> Receive:
         return await receive()
 
     return replay
-
-
-async def _refuse(send: Send, status: int, payload: dict[str, str]) -> None:
-    body = json.dumps(payload).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", b"%d" % len(body)),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})

@@ -28,7 +28,7 @@ from engram.store.db import Store
 from engram.sync.cloud.client import CloudClient, CloudSyncError
 from engram.sync.cloud.config import CloudConfig, Remote
 from engram.sync.cloud.pause import LEASE_S, pause_key
-from engram.sync.cloud.replicate import ReplicationReport, pull, push
+from engram.sync.cloud.replicate import ReplicationReport, pull, push, record_outcomes
 
 log = logging.getLogger("engram.autosync")
 DEFAULT_INTERVAL_S = 30.0
@@ -160,37 +160,23 @@ class Worker:
         refused: tuple[str, str, CloudSyncError] | None = None
         for project in self._projects(store):
             report = ReplicationReport()
+            key = sync_cloud.project_target(self.remote.target_key, project)
             try:
                 self.status.phase = "pushing"
                 push(store, client, project, report, check_access=False)  # the pull asks
                 self.status.phase = "pulling"
                 pull(store, client, project, report)
             except CloudSyncError as exc:
-                self._record_project(store, project, exc)
+                record_outcomes(store, [key], exc)
                 if exc.reason_code not in PROJECT_REASONS:
                     raise
                 refused = refused or (project, self.status.phase, exc)
                 continue
-            self._record_project(store, project, None)
+            record_outcomes(store, [key], None)
         if refused is not None:
             self.status.phase = refused[1]
             self.status.project = refused[0]
             raise refused[2]
-
-    def _record_project(self, store: Store, project: str, exc: CloudSyncError | None) -> None:
-        key = sync_cloud.project_target(self.remote.target_key, project)
-        with store.write() as conn:
-            if exc is None:
-                sync_cloud.record_outcome(conn, key, phase="healthy", now=stamp())
-            else:
-                sync_cloud.record_outcome(
-                    conn,
-                    key,
-                    phase="failed",
-                    now=stamp(),
-                    reason_code=exc.reason_code,
-                    error=exc.message,
-                )
 
     def _failed(self, exc: CloudSyncError) -> float:
         """Set the failure status (backing off after a few in a row); the wait before the next

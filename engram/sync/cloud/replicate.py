@@ -8,7 +8,7 @@ the new cursor. Network I/O never happens inside a store transaction.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -210,14 +210,26 @@ def sync_once(
     """
     client = CloudClient(remote)
     report = ReplicationReport()
+    keys = (remote.target_key, sync_cloud.project_target(remote.target_key, project))
     try:
         if push_first:
             push(store, client, project, report, check_access=not pull_after)
         if pull_after:
             pull(store, client, project, report, progress)
     except CloudSyncError as exc:
-        with store.write() as conn:
-            for key in (remote.target_key, sync_cloud.project_target(remote.target_key, project)):
+        record_outcomes(store, keys, exc)
+        raise
+    record_outcomes(store, keys, None)
+    return report
+
+
+def record_outcomes(store: Store, keys: Sequence[str], exc: CloudSyncError | None) -> None:
+    """Record each target of ``keys`` as healthy, or failed with ``exc``'s reason code."""
+    with store.write() as conn:
+        for key in keys:
+            if exc is None:
+                sync_cloud.record_outcome(conn, key, phase="healthy", now=stamp())
+            else:
                 sync_cloud.record_outcome(
                     conn,
                     key,
@@ -226,11 +238,6 @@ def sync_once(
                     reason_code=exc.reason_code,
                     error=exc.message,
                 )
-        raise
-    with store.write() as conn:
-        for key in (remote.target_key, sync_cloud.project_target(remote.target_key, project)):
-            sync_cloud.record_outcome(conn, key, phase="healthy", now=stamp())
-    return report
 
 
 def local_counts(store: Store, remote: Remote, project: str) -> dict[str, int]:

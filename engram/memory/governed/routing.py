@@ -15,6 +15,7 @@ from engram.memory.governed.base import KnowledgeBase
 from engram.memory.governed.models import Memory, Route, RouteEntry
 from engram.memory.governed.prefs import get_roles, role_allows
 from engram.store import governed as sql
+from engram.store.ranking import STOP_WORDS
 
 
 def _kw(words: str) -> frozenset[str]:
@@ -70,46 +71,10 @@ TASK_KINDS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
 }
 
 
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "do",
-        "for",
-        "from",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "of",
-        "on",
-        "or",
-        "our",
-        "so",
-        "that",
-        "the",
-        "this",
-        "to",
-        "we",
-        "what",
-        "when",
-        "with",
-        "you",
-    ]
-)
-
-
 def task_terms(query: str) -> list[str]:
     """The words of a task worth matching: stopwords dropped unless nothing else is left."""
     terms = sql.fts_terms(query)
-    return [t for t in terms if t not in STOPWORDS] or terms
+    return [t for t in terms if t not in STOP_WORDS] or terms
 
 
 def _stems(words: list[str]) -> set[str]:

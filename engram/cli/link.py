@@ -221,7 +221,9 @@ def _next_steps(
     portable = ctx.server.form == "path"
     local = [] if portable else [p for p in written if _names_a_command(report.host, p, changes)]
     shared = [_display(p, ctx) for p in written if p not in local]
-    if shared and _in_git_repository(ctx.workspace):
+    from engram.memory.git_repo import find_git_repo
+
+    if shared and find_git_repo(ctx.workspace) is not None:
         lines.append(f"commit:   {', '.join(shared)}")
     if local:
         where = ctx.server.engram_argv()[0]
@@ -231,11 +233,6 @@ def _next_steps(
             "see the README, and link again to make them portable)"
         )
     return lines
-
-
-def _in_git_repository(folder: Path) -> bool:
-    """Whether ``folder`` is inside a git work tree (``.git`` folder or file above it)."""
-    return any((parent / ".git").exists() for parent in (folder, *folder.parents))
 
 
 def _names_a_command(host: str, path: Path, changes: dict[tuple[str, Path], list[str]]) -> bool:

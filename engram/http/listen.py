@@ -67,7 +67,8 @@ def choose_address(
 
     Raises:
         EngramError: ``serve.socket_with_port`` (ENGRAM_SOCKET with an explicit port),
-            ``serve.socket_unsupported`` (ENGRAM_SOCKET on Windows).
+            ``serve.socket_unsupported`` (ENGRAM_SOCKET on Windows), ``serve.bad_port`` (a
+            port argument that is not 1-65535).
     """
     env = os.environ if env is None else env
     socket_path = (env.get("ENGRAM_SOCKET") or "").strip()
@@ -86,24 +87,22 @@ def choose_address(
                 "unset ENGRAM_SOCKET (Windows listens on TCP)",
             )
         return ListenAddress(host, DEFAULT_PORT, Path(socket_path).expanduser()), []
-    if port_arg is not None and parse_port(port_arg) is None:
-        raise EngramError(
-            "serve.bad_port",
-            f"{port_arg!r} is not a port (1-65535)",
-            f"pass a port from 1 to 65535, or leave it out for {DEFAULT_PORT}",
-        )
-    warnings = []
-    port = DEFAULT_PORT
-    for label, raw in (("port argument", port_arg), ("ENGRAM_PORT", env_port or None)):
-        if raw is None:
-            continue
-        parsed = parse_port(raw)
-        if parsed is None:
-            warnings.append(f"{label} {raw!r} is not a port 1-65535; using {DEFAULT_PORT}")
-        else:
-            port = parsed
-        break
-    return ListenAddress(host, port), warnings
+    if port_arg is not None:
+        port = parse_port(port_arg)
+        if port is None:
+            raise EngramError(
+                "serve.bad_port",
+                f"{port_arg!r} is not a port (1-65535)",
+                f"pass a port from 1 to 65535, or leave it out for {DEFAULT_PORT}",
+            )
+        return ListenAddress(host, port), []
+    if not env_port:
+        return ListenAddress(host, DEFAULT_PORT), []
+    port = parse_port(env_port)
+    if port is None:
+        warning = f"ENGRAM_PORT {env_port!r} is not a port 1-65535; using {DEFAULT_PORT}"
+        return ListenAddress(host, DEFAULT_PORT), [warning]
+    return ListenAddress(host, port), []
 
 
 def bind(address: ListenAddress) -> socket.socket:

@@ -8,9 +8,33 @@ import json
 import os
 import sys
 from importlib import metadata
+from importlib.util import find_spec
 from urllib.parse import unquote, urlparse
 
 DISTRIBUTION = "engram-keeper"
+# The top-level modules each extra brings (pyproject.toml's optional dependencies).
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "cloud": ("psycopg", "psycopg_pool", "pgserver"),
+    "tui": ("textual",),
+    "semantic": ("wordllama", "numpy", "safetensors", "tokenizers"),
+}
+
+
+def installed_extras() -> list[str]:
+    """The extras whose first module can be found (nothing is imported)."""
+    found = []
+    for extra, modules in EXTRAS.items():
+        try:
+            if find_spec(modules[0]) is not None:
+                found.append(extra)
+        except (ImportError, ValueError):
+            continue
+    return found
+
+
+def command_adding(extra: str, prefix: str | None = None) -> str:
+    """The one command that adds ``extra`` and keeps the extras installed now."""
+    return install_command([*installed_extras(), extra], prefix)
 
 
 def install_method(prefix: str | None = None) -> str:
@@ -48,4 +72,14 @@ def install_command(extras: list[str], prefix: str | None = None) -> str:
         return f"uv tool install --compile-bytecode {spec}"
     if method == "pipx":
         return f"pipx install --force {spec}"
-    return f"{sys.executable} -m pip install {'-e ' if editable else ''}{spec}"
+    editable_flag = "-e " if editable else ""
+    if method == "venv" and _installer() == "uv":  # a uv-made venv has no pip
+        return f"uv pip install --python {sys.executable} {editable_flag}{spec}"
+    return f"{sys.executable} -m pip install {editable_flag}{spec}"
+
+
+def _installer() -> str:
+    try:
+        return (metadata.distribution(DISTRIBUTION).read_text("INSTALLER") or "").strip()
+    except metadata.PackageNotFoundError:
+        return ""

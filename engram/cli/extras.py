@@ -9,18 +9,13 @@ Usage::
 
 from __future__ import annotations
 
-from importlib.util import find_spec
-
 from engram import installation
 from engram.errors import EngramError
 
 install_method = installation.install_method
-# The top-level modules each extra brings, in the order their names are listed.
-EXTRAS: dict[str, tuple[str, ...]] = {
-    "cloud": ("psycopg", "psycopg_pool", "pgserver"),
-    "tui": ("textual",),
-    "semantic": ("wordllama", "sqlite_vec", "numpy"),
-}
+EXTRAS = installation.EXTRAS
+installed_extras = installation.installed_extras
+install_command = installation.command_adding
 WHAT = {"cloud": "Engram Cloud", "tui": "the terminal UI", "semantic": "semantic recall"}
 
 
@@ -28,16 +23,6 @@ def extra_of(module: str | None) -> str | None:
     """The extra whose package provides ``module`` (``psycopg.pq`` -> ``cloud``), or None."""
     top = (module or "").split(".")[0]
     return next((extra for extra, mods in EXTRAS.items() if top in mods), None)
-
-
-def installed_extras() -> list[str]:
-    """The extras whose first module can be found (nothing is imported)."""
-    return [extra for extra, mods in EXTRAS.items() if find_spec(mods[0]) is not None]
-
-
-def install_command(extra: str, prefix: str | None = None) -> str:
-    """The one command that adds ``extra`` (and keeps the extras installed now)."""
-    return installation.install_command([*installed_extras(), extra], prefix)
 
 
 def missing_extra_error(exc: ModuleNotFoundError) -> EngramError | None:

@@ -29,28 +29,16 @@ NAME = "wordllama-l2-supercat"
 DIMENSION = 256
 WEIGHTS = os.path.join("weights", "l2_supercat_256.safetensors")
 TOKENIZER = os.path.join("tokenizers", "l2_supercat_tokenizer_config.json")
-EXTRA = "'engram-keeper[semantic]'"
 # Texts a batch: bounds the gathered token vectors (~16 MB for 256 texts of 64 tokens).
 BATCH = 256
 
 
 def install_command() -> str:
-    """The command that adds the extra to *this* installation (pipx, uv tool, uv, pip)."""
-    import sys
-    from importlib import metadata
+    """The command that adds the extra to *this* installation (uv tool, pipx, a venv's pip or
+    uv, from the index or the clone it came from), keeping the extras installed now."""
+    from engram.installation import command_adding
 
-    prefix = sys.prefix.replace("\\", "/")
-    if "/pipx/venvs/" in prefix:
-        return f"pipx install --force {EXTRA}"
-    if "/uv/tools/" in prefix:
-        return f"uv tool install --force {EXTRA}"
-    try:
-        installer = (metadata.distribution("engram-keeper").read_text("INSTALLER") or "").strip()
-    except metadata.PackageNotFoundError:
-        installer = ""
-    if installer == "uv":
-        return f"uv pip install --python {sys.executable} {EXTRA}"
-    return f"{sys.executable} -m pip install {EXTRA}"
+    return command_adding("semantic")
 
 
 def package_dir() -> str | None:

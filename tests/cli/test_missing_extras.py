@@ -46,8 +46,16 @@ def test_missing_extra_is_one_line_with_the_fitting_command(
     (line,) = done.stderr.splitlines()
     assert f"needs the '{extra}' extra, which is not installed — " in line
     remedy = line.split(" — ", 1)[1]
-    # This test runs in the dev virtualenv: its pip, the clone it was installed from.
-    assert remedy.startswith(f"{sys.executable} -m pip install"), remedy
+    # This test runs in the dev virtualenv: its installer (pip, or uv for a uv-made venv, which
+    # has no pip), the clone it was installed from.
+    from engram.installation import _installer
+
+    pip = (
+        f"uv pip install --python {sys.executable}"
+        if _installer() == "uv"
+        else (f"{sys.executable} -m pip install")
+    )
+    assert remedy.startswith(pip), remedy
     assert extra in remedy.rsplit("[", 1)[1]
 
 

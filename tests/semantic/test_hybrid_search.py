@@ -181,7 +181,12 @@ def test_doctor_says_in_one_line_whether_semantic_recall_is_on(sandbox: Sandbox)
     )
     lines = [line for line in result.stdout.splitlines() if "semantic" in line]
     assert len(lines) == 1 and "semantic recall is off" in lines[0]
-    assert "install" in lines[0] and "engram-keeper[semantic]" in lines[0]
+    # The install command of this installation: its source (the index's engram-keeper, or the
+    # clone it came from) with the semantic extra, keeping the extras already installed.
+    from engram.installation import install_source
+
+    assert "install" in lines[0] and f"'{install_source()[0]}[" in lines[0]
+    assert "semantic" in lines[0].rsplit("[", 1)[1] and "cloud" in lines[0].rsplit("[", 1)[1]
     assert "Traceback" not in result.stderr
 
 

@@ -15,6 +15,7 @@ rule Continue always applies (``.continue/rules/engram.md``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, ClassVar
 
 from engram.doctor.findings import Finding, Severity
@@ -100,7 +101,7 @@ class Continue(Host):
             if ctx.path(BLOCK).exists():
                 plan.edits.append(RemoveFile(ctx.path(BLOCK)))
             return plan
-        for item in _engram_items(_servers(ctx)):
+        for item in _engram_items(_servers(ctx.path(CONFIG))):
             plan.edits.append(RemoveFromList(ctx.path(CONFIG), DocFormat.YAML, SERVERS, item))
         return plan
 
@@ -112,7 +113,7 @@ class Continue(Host):
         if ctx.scope is Scope.GLOBAL and ctx.path(LEGACY).exists() and not where.exists():
             return [Finding(code, Severity.WARN, _legacy_notice(ctx), str(ctx.path(LEGACY)))]
         try:
-            servers = _servers(ctx) if ctx.scope is Scope.GLOBAL else _block_servers(ctx)
+            servers = _servers(where)
         except EngramError as exc:
             return [Finding(code, Severity.FAIL, exc.message, str(where), exc.remedy)]
         items = _engram_items(servers)
@@ -133,13 +134,9 @@ def block_file(server: dict[str, JSONValue]) -> str:
     return render(block, 2, 2)
 
 
-def _servers(ctx: HostContext) -> Any:
-    document = read_document(ctx.path(CONFIG), DocFormat.YAML)
-    return document.get("mcpServers") if isinstance(document, dict) else None
-
-
-def _block_servers(ctx: HostContext) -> Any:
-    document = read_document(ctx.path(BLOCK), DocFormat.YAML)
+def _servers(path: Path) -> Any:
+    """The ``mcpServers`` list of config.yaml or of Engram's block file."""
+    document = read_document(path, DocFormat.YAML)
     return document.get("mcpServers") if isinstance(document, dict) else None
 
 

@@ -29,7 +29,7 @@ import gzip
 import hashlib
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from engram.errors import EngramError
@@ -320,11 +320,6 @@ def row_counts(mutations: Sequence[Mutation]) -> dict[str, int]:
         if m.op == "upsert" and m.entity in names:
             counts[names[m.entity]] += 1
     return counts
-
-
-def go_chunk_ids(names: Iterator[str]) -> list[str]:
-    """The Go chunk ids among chunk ids."""
-    return [name for name in names if is_go_chunk_id(name)]
 
 
 def _refused(name: str, why: str) -> EngramError:

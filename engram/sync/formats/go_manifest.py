@@ -26,19 +26,6 @@ def is_go_manifest(text: str) -> bool:
     return isinstance(data, dict) and "engram_manifest" not in data and "chunks" in data
 
 
-def author_of(text: str, chunk_id: str) -> str:
-    """The ``created_by`` of ``chunk_id``'s entry (``""`` when none)."""
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        return ""
-    for item in data.get("chunks") or [] if isinstance(data, dict) else []:
-        if isinstance(item, dict) and item.get("id") == chunk_id:
-            value = item.get("created_by")
-            return value if isinstance(value, str) else ""
-    return ""
-
-
 def append_go_entry(text: str, entry: dict[str, Any]) -> str:
     """``text`` (a Go-layout manifest) with ``entry`` appended to its chunks, everything else
     kept; written the way the Go tool writes it (two-space indented JSON)."""
@@ -46,8 +33,3 @@ def append_go_entry(text: str, entry: dict[str, Any]) -> str:
     chunks = data.get("chunks")
     data["chunks"] = [*(chunks if isinstance(chunks, list) else []), entry]
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-
-
-def empty_go_manifest() -> str:
-    """A Go-layout manifest that lists no chunk."""
-    return json.dumps({"version": 1, "chunks": []}, indent=2) + "\n"

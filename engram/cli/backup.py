@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from engram.cli.output import emit_json
+from engram.cli.output import emit_json, plural
 from engram.errors import EngramError
 
 
@@ -105,15 +105,22 @@ def import_command(
         emit_json(result.to_dict())
         return
     typer.echo(
-        f"imported {result.observations} observations, {result.sessions} sessions,"
-        f" {result.prompts} prompts, {result.relations} relations"
-        f" ({result.skipped} already present)"
+        f"imported {counts(result.observations, result.sessions, result.prompts)},"
+        f" {plural(result.relations, 'relation')} ({result.skipped} already present)"
     )
     if result.unowned:
         typer.echo(
             f"{result.unowned} of them belong to no project (the Go tool's legacy rows): "
             "assign one with `engram projects rescue-ownership --project <name> --session <id>`"
         )
+
+
+def counts(observations: int, sessions: int, prompts: int) -> str:
+    """``4 observations, 1 session, 0 prompts``."""
+    return (
+        f"{plural(observations, 'observation')}, {plural(sessions, 'session')},"
+        f" {plural(prompts, 'prompt')}"
+    )
 
 
 def _import_from_tool(tool: str, path: Path, project: str | None, as_json: bool) -> None:
@@ -137,9 +144,9 @@ def _import_from_tool(tool: str, path: Path, project: str | None, as_json: bool)
         emit_json(summary.to_dict())
         return
     typer.echo(
-        f"imported {summary.observations} observations, {summary.sessions} sessions,"
-        f" {summary.prompts} prompts from {tool} {path}"
-        f" ({summary.read} records read, {summary.skipped} already present)"
+        f"imported {counts(summary.observations, summary.sessions, summary.prompts)}"
+        f" from {tool} {path} ({plural(summary.read, 'record')} read,"
+        f" {summary.skipped} already present)"
     )
 
 

@@ -75,7 +75,7 @@ def test_mcp_memory_service(sandbox: Sandbox, cli: Run) -> None:
     db = peer_stores.memory_service(sandbox.root / "sqlite_vec.db")
     result = cli("import", "--from", "mcp-memory-service", str(db), "--project", "team")
     assert result.returncode == 0, result.stderr
-    assert "imported 4 observations, 1 sessions, 0 prompts" in result.stdout
+    assert "imported 4 observations, 1 session, 0 prompts" in result.stdout
     rows = observations(sandbox)
     assert {r["project"] for r in rows} == {"team"}
     assert [(r["type"], r["created_at"], r["deleted_at"]) for r in rows] == [

@@ -73,8 +73,8 @@ def migrate_store(data_dir: str | os.PathLike[str] | None = None) -> MigrationOu
 
 
 def _probe(path: str) -> tuple[int, str | None]:
-    """``(user_version, Go flavour)`` read without writing; retried while another process is
-    mid-conversion (a read-only reader then meets SQLite's "locking protocol")."""
+    """``(user_version, Go flavour)`` read without writing, in one snapshot; retried while
+    another process is mid-conversion (a read-only reader then meets "locking protocol")."""
     import sqlite3
     import time
 
@@ -85,6 +85,9 @@ def _probe(path: str) -> tuple[int, str | None]:
         try:
             probe = open_read_only(path)
             try:
+                # One read transaction: the version and the tables from the same snapshot, or
+                # a conversion committed between two reads shows version 0 with our tables.
+                probe.execute("BEGIN")
                 return schema_version(probe), go_flavour(probe)
             finally:
                 probe.close()

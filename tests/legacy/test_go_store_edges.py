@@ -93,6 +93,32 @@ def test_two_processes_converting_at_once_convert_once(sandbox: Sandbox) -> None
     assert rows_of(db, "SELECT count(*) FROM observations") == [(5,)]
 
 
+def test_a_conversion_committed_while_migrate_looks_is_not_reported_as_a_migration(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The race above, made certain: another process converts the store between our reading
+    # its version and its tables. What we report must match one state of the file.
+    import engram.store.legacy.detect as detect
+    from engram.memory.store_migration import migrate_store
+    from engram.store.legacy.migrate_go import migrate_in_place
+
+    db = build_v2(sandbox.data_dir)
+    real = detect.go_flavour
+    interloped: list[object] = []
+
+    def convert_first(conn: sqlite3.Connection) -> str | None:
+        if not interloped:
+            interloped.append(migrate_in_place(str(db)))
+        return real(conn)
+
+    monkeypatch.setattr(detect, "go_flavour", convert_first)
+    outcome = migrate_store(sandbox.data_dir)
+    assert interloped and interloped[0] is not None  # the other process did convert it
+    assert outcome.state == "current"  # it found the Go store, and then nothing to do
+    assert len(list(sandbox.data_dir.glob("engram-go-backup-*.db"))) == 1
+    assert rows_of(db, "SELECT count(*) FROM observations") == [(5,)]
+
+
 def test_an_old_go_binary_opening_the_converted_store_leaves_the_index_exact(
     sandbox: Sandbox, cli: Run
 ) -> None:

@@ -5,13 +5,11 @@ checked (not empty, not a path, no control characters, at most :data:`MAX_NAME_L
 characters). Two names are *variants* of one project when they share a :func:`project_key`
 (case and every separator ignored: ``proj_a``, ``PROJ-A``, ``proj a`` and ``proj-a``). The
 local similar-project warning, the cloud's grants and the cloud's refusal to create a variant
-of an existing project all compare keys made here. Pure: stdlib ``re`` only (the hook path and
-the cloud import it).
+of an existing project all compare keys made here. Pure: no imports (the hook path and the
+cloud import it).
 """
 
 from __future__ import annotations
-
-import re
 
 MAX_NAME_LENGTH = 128
 
@@ -19,8 +17,10 @@ MAX_NAME_LENGTH = 128
 def normalized_name(raw: str) -> str:
     """``raw`` trimmed, lower-cased, with runs of ``-`` and of ``_`` collapsed to one."""
     name = raw.strip().lower()
-    name = re.sub(r"-{2,}", "-", name)
-    return re.sub(r"_{2,}", "_", name)
+    for run, single in (("--", "-"), ("__", "_")):
+        while run in name:
+            name = name.replace(run, single)
+    return name
 
 
 def name_problem(name: str) -> str | None:

@@ -18,7 +18,7 @@ The *empty answer* is what a host gets when Engram has nothing to say or failed.
 
 from __future__ import annotations
 
-import json
+from engram import lean_json
 
 # Events whose answer can carry model context, per host.
 CONTEXT_EVENTS: dict[str, frozenset[str]] = {
@@ -42,7 +42,7 @@ def can_inject(host: str, event_name: str) -> bool:
 
 
 def _dump(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return lean_json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def empty_answer(host: str, event_name: str) -> str:

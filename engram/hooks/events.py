@@ -10,25 +10,38 @@ payload into a :class:`HookEvent` whose :class:`Moment` says what Engram should 
 from __future__ import annotations
 
 import os
-from enum import StrEnum
 
 from engram.errors import EngramError
 from engram.store.records import record
 
 TYPE_CHECKING = False  # typing costs the hook more than its work
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, ClassVar
 
 
-class Moment(StrEnum):
-    """The point in a session a hook fires at, as far as memory is concerned."""
+class Moment(str):
+    """The point in a session a hook fires at, as far as memory is concerned: one of the six
+    constants below, compared with ``is``. A ``str`` (its value), not an ``enum.StrEnum``:
+    ``enum`` costs the hook process more than its answer."""
 
-    START = "start"  # a fresh context: inject the memory pack
-    PROMPT = "prompt"  # a user prompt: record it, inject only what changed
-    COMPACTING = "compacting"  # the host is about to compact (or just did, with no channel)
-    AFTER_COMPACT = "after_compact"  # a compacted context that can take the pack again
-    END = "end"  # the session is over
-    OTHER = "other"  # an event Engram answers with the empty answer
+    __slots__ = ()
+    START: ClassVar[Moment]  # a fresh context: inject the memory pack
+    PROMPT: ClassVar[Moment]  # a user prompt: record it, inject only what changed
+    COMPACTING: ClassVar[Moment]  # the host is about to compact (or just did, with no channel)
+    AFTER_COMPACT: ClassVar[Moment]  # a compacted context that can take the pack again
+    END: ClassVar[Moment]  # the session is over
+    OTHER: ClassVar[Moment]  # an event Engram answers with the empty answer
+
+    def __repr__(self) -> str:
+        return f"Moment.{self.upper()}"
+
+
+Moment.START = Moment("start")
+Moment.PROMPT = Moment("prompt")
+Moment.COMPACTING = Moment("compacting")
+Moment.AFTER_COMPACT = Moment("after_compact")
+Moment.END = Moment("end")
+Moment.OTHER = Moment("other")
 
 
 # Claude Code's event names, which Factory Droid, Kimi Code CLI and Qwen Code reuse.

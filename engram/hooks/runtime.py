@@ -4,16 +4,16 @@ The runtime fails open: whatever goes wrong (bad JSON, a locked store, a bug), t
 its empty answer, the exit code is 0, and one line goes to stderr. Agents must never be blocked
 by their memory.
 
-It imports only what the hook needs (``json``, ``sqlite3`` through the store): never typer,
+It imports only what the hook needs (:mod:`engram.lean_json`, ``sqlite3`` through the store): never typer,
 pydantic or the MCP SDK. ``tests/hooks/test_imports.py`` keeps it that way.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
+from engram import lean_json
 from engram.errors import EngramError
 from engram.hooks.answers import empty_answer
 from engram.hooks.events import canonical_host, read_event
@@ -31,7 +31,7 @@ USAGE = "usage: engram hook <host>   (reads the host's hook JSON on stdin)"
 def _read_payload(raw: bytes) -> dict[str, Any]:
     if not raw.strip():
         return {}
-    payload = json.loads(raw.decode("utf-8-sig", "replace"))
+    payload = lean_json.loads(raw.decode("utf-8-sig", "replace"))
     if not isinstance(payload, dict):
         raise EngramError("hook.bad_input", "hook input is not a JSON object", "")
     return payload

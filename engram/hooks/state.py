@@ -13,10 +13,10 @@ Paths are plain strings (``os.path``): ``pathlib`` costs the hook more than its 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import time
 
+from engram import lean_json
 from engram.store.datadir import write_private_file
 
 STALE_AFTER_SECONDS = 7 * 24 * 3600
@@ -76,7 +76,7 @@ def load_state(path: str) -> SessionState:
     """The state stored at ``path``; a fresh state when missing or unreadable."""
     try:
         with open(path, encoding="utf-8") as handle:
-            raw = json.loads(handle.read())
+            raw = lean_json.loads(handle.read())
     except (OSError, ValueError):
         return SessionState()
     if not isinstance(raw, dict):
@@ -93,7 +93,7 @@ def load_state(path: str) -> SessionState:
 def save_state(path: str, state: SessionState) -> None:
     """Write ``state`` atomically (temp file + rename, mode 0600), creating the folder 0700."""
     body = {"shown_upto": state.shown_upto, "compacted": state.compacted, "project": state.project}
-    write_private_file(path, json.dumps(body))
+    write_private_file(path, lean_json.dumps(body))
 
 
 def forget_state(path: str) -> None:

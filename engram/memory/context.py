@@ -98,8 +98,9 @@ def build_context(
             if sizes["observations"] >= 0
             else None,
         )
-    served = [*(sections.pinned or ()), *(sections.recent or ())]
-    codes = _code_status(store, served)
+        served = [*(sections.pinned or ()), *(sections.recent or ())]
+        cited = observations.any_cites_code(conn, [o.id for o in served])
+    codes = _code_status(store, served) if cited else {}
     stale = [o for o in served if o.id in codes and codes[o.id].stale]
     if stale:
         sections = _without(sections, {o.id for o in stale})
@@ -120,8 +121,7 @@ def build_context(
 
 
 def _code_status(store: Store, served: list[Observation]) -> dict[int, CodeStatus]:
-    if not served:
-        return {}
+    """The code status of the served memories, when one of them cites code."""
     from engram.memory.citations.checking import code_status
 
     return code_status(store, [o.id for o in served])

@@ -8,14 +8,14 @@ and control characters removed, tag-like markup neutralised) and each memory bod
 :func:`quoted` (one JSON string literal: clearly delimited, nothing can close it early); each
 label (id, name, title) through :func:`one_line`.
 
-On the hook path: imports only ``re`` and ``json``; the patterns are compiled on the first text
-that needs them (most memory text is printable and tag-free, and goes through untouched).
+On the hook path: imports only :mod:`engram.lean_json`; ``re`` is imported, and the patterns
+compiled, on the first text that needs them (most memory text is printable and tag-free, and
+goes through untouched).
 """
 
 from __future__ import annotations
 
-import json
-import re
+from engram import lean_json
 
 # CSI / OSC / other ESC sequences, then the remaining C0/C1 controls and bidi/zero-width marks.
 _ANSI = r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])"
@@ -39,6 +39,8 @@ def clean(text: str) -> str:
     """
     if "<" not in text and text.isprintable():
         return text  # no escape, control, format character or tag: nothing to change
+    import re
+
     text = re.sub(_ANSI, "", text)
     text = re.sub(_CONTROL, "", text.replace("\r\n", "\n").replace("\r", "\n"))
     return re.sub(_TAG, lambda m: f"\u2039{m.group(1)}\u203a", text)
@@ -54,7 +56,7 @@ def one_line(text: str) -> str:
 def quoted(text: str) -> str:
     """A memory body as one JSON string literal (cleaned first; U+2028 / U+2029, which JSON
     leaves raw but readers may break lines on, escaped)."""
-    literal = json.dumps(clean(text), ensure_ascii=False)
+    literal = lean_json.dumps(clean(text), ensure_ascii=False)
     return literal.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 

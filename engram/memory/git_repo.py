@@ -15,10 +15,9 @@ moving the checkout keeps the same project. It is never tracked; each clone make
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-import re
 
+from engram import lean_json
 from engram.errors import EngramError
 from engram.store.datadir import plain_path
 from engram.store.records import record
@@ -26,8 +25,8 @@ from engram.store.records import record
 BINDING_FILE = "engram-project.json"
 BINDING_FORMAT = 1
 
-# Compiled on first use (re caches it): a hook with a named project reads no git config.
-_SECTION = r'^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]'
+# A section header's name: ``[remote "origin"]``, ``[core]``, ``[remote.origin]``.
+_SECTION_NAME = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-")
 
 
 @record
@@ -112,16 +111,67 @@ def origin_url(repo: GitRepo) -> str | None:
         line = raw.strip()
         if not line or line[0] in "#;":
             continue
-        header = re.match(_SECTION, line)
+        header = section_header(line)
         if header:
-            in_origin = _is_origin_section(header.group(1), header.group(2))
-            line = line[header.end() :].strip()
+            section, subsection, end = header
+            in_origin = _is_origin_section(section, subsection)
+            line = line[end:].strip()
             if not line:
                 continue
         if in_origin and "=" in line:
             key, _, value = line.partition("=")
             if key.strip().lower() == "url":
                 return _config_value(value)
+    return None
+
+
+def section_header(line: str) -> tuple[str, str | None, int] | None:
+    """The ``[section "subsection"]`` header that starts ``line``: its section, its raw
+    subsection (None without one) and where the header ends; None when ``line`` starts none.
+
+    A string scan (the hook path imports no ``re``) that accepts exactly what
+    ``^\\[\\s*([A-Za-z0-9.-]+)(?:\\s+"((?:[^"\\\\]|\\\\.)*)")?\\s*\\]`` matches."""
+    if not line.startswith("["):
+        return None
+    start = _skip_space(line, 1)
+    end = start
+    while end < len(line) and line[end] in _SECTION_NAME:
+        end += 1
+    if end == start:
+        return None
+    quoted = _subsection(line, end)
+    if quoted is not None:
+        close = _skip_space(line, quoted[1])
+        if line[close : close + 1] == "]":
+            return line[start:end], quoted[0], close + 1
+    close = _skip_space(line, end)
+    if line[close : close + 1] == "]":
+        return line[start:end], None, close + 1
+    return None
+
+
+def _skip_space(line: str, at: int) -> int:
+    while at < len(line) and line[at].isspace():  # re's \s is str.isspace()
+        at += 1
+    return at
+
+
+def _subsection(line: str, at: int) -> tuple[str, int] | None:
+    """Whitespace then a double-quoted subsection (backslash escapes kept raw) at ``at``:
+    its text and the index after its closing quote."""
+    opening = _skip_space(line, at)
+    if opening == at or line[opening : opening + 1] != '"':
+        return None
+    at = opening + 1
+    while at < len(line):
+        char = line[at]
+        if char == '"':
+            return line[opening + 1 : at], at + 1
+        if char == "\\":
+            if line[at + 1 : at + 2] in ("", "\n"):  # an escape takes one more character
+                return None
+            at += 1
+        at += 1
     return None
 
 
@@ -150,8 +200,7 @@ def repo_name_from_url(url: str) -> str:
     trimmed = url.strip().rstrip("/")
     if trimmed.endswith(".git"):
         trimmed = trimmed[: -len(".git")]
-    last = re.split(r"[/:\\]", trimmed)[-1]
-    return last
+    return trimmed[max(trimmed.rfind("/"), trimmed.rfind(":"), trimmed.rfind("\\")) + 1 :]
 
 
 def read_binding(repo: GitRepo) -> str | None:
@@ -172,7 +221,7 @@ def read_binding(repo: GitRepo) -> str | None:
     except OSError as exc:
         raise _binding_error(path, f"cannot read it ({exc.strerror})") from exc
     try:
-        data = json.loads(text)
+        data = lean_json.loads(text)
     except (ValueError, RecursionError) as exc:  # also a 4,300-digit number, deep nesting
         raise _binding_error(path, "it is not valid JSON") from exc
     label = data.get("label") if isinstance(data, dict) else None
@@ -191,7 +240,7 @@ def write_binding(repo: GitRepo, label: str) -> None:
     try:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(payload, handle)
+            handle.write(lean_json.dumps(payload))
             handle.write("\n")
         # link() refuses to replace: when two processes race, the first binding wins.
         with contextlib.suppress(FileExistsError):

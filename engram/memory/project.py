@@ -14,12 +14,11 @@ distinct) and a warning says when normalizing changed what the caller typed.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections import namedtuple
 
-from engram import project_names
+from engram import lean_json, project_names
 from engram.errors import EngramError
 from engram.memory import git_repo
 from engram.memory.git_repo import GitRepo
@@ -213,7 +212,7 @@ def read_project_config(path: str | os.PathLike[str]) -> ProjectName:
     """
     try:
         with open(path, encoding="utf-8") as handle:
-            data = json.loads(handle.read())
+            data = lean_json.loads(handle.read())
     except (OSError, ValueError) as exc:  # ValueError: also not UTF-8, a 4,300-digit number
         raise _config_error(path, f"it is not readable JSON ({exc})") from exc
     except RecursionError:
@@ -317,6 +316,8 @@ def write_project_config(directory: Path, name: str | None, *, force: bool) -> P
         )
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{CONFIG_FILE}.{os.getpid()}.tmp")
+    import json  # indented for people: lean_json writes no indent
+
     temp.write_text(json.dumps({"project_name": named.name}, indent=2) + "\n", encoding="utf-8")
     os.replace(temp, path)
     return named

@@ -16,15 +16,14 @@ it once.
   the user's choice and is not checked.
 
 Bindings live in ``<data dir>/project-bindings.json`` (0600). On the hook path: no git
-subprocess, imports only ``json``/``os``/``re``.
+subprocess, imports only :mod:`engram.lean_json` and ``os``.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
 
+from engram import lean_json
 from engram.errors import EngramError
 from engram.memory import git_repo
 from engram.store.datadir import plain_path, write_private_file
@@ -39,9 +38,12 @@ if TYPE_CHECKING:
 
 BINDINGS_FILE = "project-bindings.json"
 CHOSEN_SOURCES = frozenset({"explicit", "process_override", "all_projects"})
-# Compiled on first use (re caches them): the hook path rarely needs them.
+# What a remote URL's parts are, as regular expressions. The hook path reads an ASCII remote
+# with string scans that accept exactly these (tests/memory/test_string_scans.py) and imports
+# ``re`` only for any other text (IGNORECASE and ``\d`` mean more there).
 _SCP_LIKE = r"^(?:[^@/]+@)?([^:/]+):(?!//)(.+)$"
 _URL = r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?([^/:]+)(?::\d+)?(/.*)?$"
+_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789+.-")
 
 
 def normalize_remote(url: str) -> str:
@@ -53,16 +55,84 @@ def normalize_remote(url: str) -> str:
     text = url.strip().rstrip("/")
     if text.endswith(".git"):
         text = text[: -len(".git")]
-    found = re.match(_URL, text, re.IGNORECASE)
+    plain = text.isascii() and "\n" not in text
+    found = url_parts(text) if plain else _match(_URL, text, ignore_case=True)
     if found and not text.lower().startswith("file:"):
-        host, path = found.group(1), found.group(2) or ""
+        host, path = found[0], found[1] or ""
     else:
-        scp = re.match(_SCP_LIKE, text)
+        scp = scp_parts(text) if plain else _match(_SCP_LIKE, text, ignore_case=False)
         if scp is None or text.startswith(("/", ".", "file:")):
             return "path:" + text.removeprefix("file://")
-        host, path = scp.group(1), "/" + scp.group(2)
-    path = re.sub(r"/+", "/", path).strip("/")
-    return f"remote:{host.lower()}/{path.lower()}"
+        host, path = scp[0], "/" + (scp[1] or "")
+    while "//" in path:  # runs of slashes are one
+        path = path.replace("//", "/")
+    return f"remote:{host.lower()}/{path.strip('/').lower()}"
+
+
+def _match(pattern: str, text: str, *, ignore_case: bool) -> tuple[str, str | None] | None:
+    import re
+
+    found = re.match(pattern, text, re.IGNORECASE if ignore_case else 0)
+    return (found.group(1), found.group(2)) if found else None
+
+
+def url_parts(text: str) -> tuple[str, str | None] | None:
+    """Host and path (None when absent) of ``scheme://[user@]host[:port][/path]``: what
+    ``_URL`` (case-insensitive) gives for ASCII text without a line break, else None."""
+    at = 1
+    while at < len(text) and text[at].lower() in _SCHEME_CHARS:
+        at += 1
+    if not (text[:1].isascii() and text[:1].isalpha()) or not text.startswith("://", at):
+        return None
+    rest = text[at + 3 :]
+    user_end = min((i for i in (rest.find("@"), rest.find("/")) if i >= 0), default=-1)
+    if user_end >= 0 and rest[user_end] == "@":
+        found = _host_port_path(rest[user_end + 1 :])
+        if found is not None:
+            return found
+    return _host_port_path(rest)
+
+
+def _host_port_path(text: str) -> tuple[str, str | None] | None:
+    host_end = _first_of(text, ":/")
+    if host_end == 0:
+        return None
+    at = host_end
+    if text[at : at + 1] == ":":
+        digits = at + 1
+        while digits < len(text) and text[digits] in "0123456789":
+            digits += 1
+        if digits == at + 1:
+            return None
+        at = digits
+    if at < len(text) and text[at] != "/":
+        return None
+    return text[:host_end], (text[at:] if at < len(text) else None)
+
+
+def scp_parts(text: str) -> tuple[str, str] | None:
+    """Host and path of ``[user@]host:path`` (the path not starting ``//``): what
+    ``_SCP_LIKE`` gives for ASCII text without a line break, else None."""
+    user_end = _first_of(text, "@/")
+    if 0 < user_end < len(text) and text[user_end] == "@":
+        found = _host_path(text[user_end + 1 :])
+        if found is not None:
+            return found
+    return _host_path(text)
+
+
+def _host_path(text: str) -> tuple[str, str] | None:
+    host_end = _first_of(text, ":/")
+    if host_end == 0 or text[host_end : host_end + 1] != ":":
+        return None
+    path = text[host_end + 1 :]
+    return None if not path or path.startswith("//") else (text[:host_end], path)
+
+
+def _first_of(text: str, chars: str) -> int:
+    """The index of the first of ``chars`` in ``text`` (``len(text)`` when there is none)."""
+    found = [i for i in (text.find(char) for char in chars) if i >= 0]
+    return min(found, default=len(text))
 
 
 def origin_of(detection: ProjectDetection) -> str:
@@ -84,7 +154,7 @@ def load_bindings(data_dir: str | os.PathLike[str]) -> dict[str, list[str]]:
     path = os.path.join(plain_path(data_dir), BINDINGS_FILE)
     try:
         with open(path, encoding="utf-8") as handle:
-            raw = json.loads(handle.read())
+            raw = lean_json.loads(handle.read())
     except FileNotFoundError:
         return {}
     except (OSError, ValueError, RecursionError) as exc:
@@ -112,6 +182,8 @@ def bind(data_dir: str | os.PathLike[str], project: str, origin: str) -> None:
     origins.append(origin)
     payload: dict[str, Any] = {"version": 1, "projects": bindings}
     path = os.path.join(plain_path(data_dir), BINDINGS_FILE)
+    import json  # indented for people: lean_json writes no indent
+
     write_private_file(path, json.dumps(payload, indent=2, sort_keys=True) + "\n")
 
 

@@ -9,7 +9,6 @@ limit is applied *after* redaction, in UTF-8 bytes, and never cuts a character i
 from __future__ import annotations
 
 import os
-import re
 
 from engram.store.records import record
 
@@ -21,7 +20,7 @@ REDACTED = "[REDACTED]"
 DEFAULT_LIMIT_BYTES = 100 * 1024
 LIMIT_ENV = "ENGRAM_MAX_CONTENT_BYTES"
 
-_TAG = re.compile(r"<(/?)private>", re.IGNORECASE)
+_TAG = r"<(/?)private>"  # case-insensitive; ``re`` is imported only for text with a "<"
 
 
 def redact(text: str) -> str:
@@ -30,10 +29,12 @@ def redact(text: str) -> str:
         return text
     # Tags are counted, not paired lazily: a lazy match would end a nested span at the inner
     # closing tag and leak what follows it.
+    import re
+
     kept: list[str] = []
     depth = 0
     pos = 0
-    for tag in _TAG.finditer(text):
+    for tag in re.finditer(_TAG, text, re.IGNORECASE):
         if not tag.group(1):
             if depth == 0:
                 kept.append(text[pos : tag.start()])

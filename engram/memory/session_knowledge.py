@@ -16,10 +16,10 @@ that package imports all of it.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import time
 
+from engram import lean_json
 from engram.errors import EngramError
 from engram.store import governed as sql
 from engram.store.datadir import write_private_file
@@ -96,7 +96,7 @@ def _inputs(
     except OSError:
         stamp = None
     parts = [FORMAT, project, budget, objective, settings, stamp, rows]
-    return json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return lean_json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def _build(
@@ -127,7 +127,7 @@ def _read(path: str) -> dict[str, object]:
     """The kept packs ({} when there are none or the file is damaged: they are rebuilt)."""
     try:
         with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
+            data = lean_json.loads(handle.read())
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -136,4 +136,4 @@ def _read(path: str) -> dict[str, object]:
 def _write(path: str, packs: dict[str, object]) -> None:
     """Keep ``packs`` (atomically, 0600); a failure only costs the next session a rebuild."""
     with contextlib.suppress(OSError):
-        write_private_file(path, json.dumps(packs, ensure_ascii=False, separators=(",", ":")))
+        write_private_file(path, lean_json.dumps(packs, ensure_ascii=False, separators=(",", ":")))

@@ -12,12 +12,11 @@ To add a migration, add the next number (``0002_...sql``); never edit an applied
 from __future__ import annotations
 
 import os
-import re
 import sqlite3
 
 from engram.errors import EngramError
 
-_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 class Migration:
@@ -60,14 +59,24 @@ def _list_migrations() -> list[Migration]:
     # on every open, and the hook path opens the store on each call (and no pathlib either).
     folder = os.path.join(os.path.dirname(__file__), "migrations")
     for entry in os.scandir(folder):
-        match = _NAME.match(entry.name)
-        if not match:
+        version = migration_version(entry.name)
+        if version is None:
             continue
-        version = int(match.group(1))
         if version in found:
             raise RuntimeError(f"two migrations share number {version:04d}: {entry.name}")
         found[version] = Migration(version, entry.name, entry.path)
     return [found[v] for v in sorted(found)]
+
+
+def migration_version(name: str) -> int | None:
+    """``NNNN`` of a migration file named ``NNNN_name.sql`` (lower-case letters, digits and
+    ``_`` in the name), else None. A string scan: the hook path opens the store and imports
+    no ``re``."""
+    stem = name.removesuffix(".sql")
+    digits, underscore, rest = stem[:4], stem[4:5], stem[5:]
+    if stem == name or not (digits.isdecimal() and len(digits) == 4 and underscore == "_"):
+        return None
+    return int(digits) if rest and set(rest) <= _NAME_CHARS else None
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

@@ -328,3 +328,17 @@ def exists_with_hash(
         (normalized_hash, project, type),
     ).fetchone()
     return row is not None
+
+
+def any_cites_code(conn: sqlite3.Connection, ids: list[int]) -> bool:
+    """Whether any of the observations ``ids`` has a code citation (the context skips loading
+    the citation checks when none has: the hook path pays for every module it imports)."""
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ", ".join("?" * len(chunk))
+        found = conn.execute(
+            f"SELECT 1 FROM code_citations WHERE observation_id IN ({marks}) LIMIT 1", chunk
+        ).fetchone()
+        if found is not None:
+            return True
+    return False

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import sqlite3
 
-from engram.store.fts import MatchQuery, rank_window
 from engram.store.records import Prompt, field_names, from_row, new_sync_id
+
+TYPE_CHECKING = False  # the hook path reads recent prompts and needs no FTS ranking
+if TYPE_CHECKING:
+    from engram.store.fts import MatchQuery
 
 # The record's columns, named: ``SELECT *`` would also compute the generated search_keys.
 _COLUMNS = ", ".join(field_names(Prompt))
@@ -49,6 +52,8 @@ def search(
     conn: sqlite3.Connection, query: MatchQuery, *, project: str | None, limit: int = 10
 ) -> list[Prompt]:
     """Prompts matching ``query`` (in ``project`` when given), best first."""
+    from engram.store.fts import rank_window
+
     total = conn.execute("SELECT coalesce(max(id), 0) FROM user_prompts").fetchone()[0]
     ranked = rank_window(
         conn,

@@ -113,3 +113,71 @@ def test_runtime_client_imports_neither_store_nor_memory(sandbox: Sandbox) -> No
     assert {m for m in modules if m.startswith(("engram.store", "engram.memory"))} == set()
     slow = {"json", "sqlite3", "pathlib", "dataclasses", "typing", "socket", "enum", "re"}
     assert slow & modules == set()
+
+
+# What a host waits for at SessionStart in a clone (issue 27, point 6): the project detected
+# from the repository's remote and bound, ten memories served, none citing code.
+CLONE_CHILD = """
+import io, sys
+from engram.cli.entry import main
+out = sys.stdout = io.StringIO()
+main(["hook", "claude"])
+modules = sorted(sys.modules)
+import json
+answer = json.loads(out.getvalue())["hookSpecificOutput"]["additionalContext"]
+sys.__stdout__.write(json.dumps({"answer": answer, "modules": modules}))
+"""
+
+
+def _clone_with_memories(sandbox: Sandbox, *, cite: bool) -> None:
+    from engram.memory.project_binding import confirm_here
+    from engram.memory.save import save_observation
+    from engram.store.db import Store
+
+    workspace = sandbox.workspace
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    remote = "git@git.example.invalid:Team/Shop.git"
+    subprocess.run(["git", "-C", str(workspace), "remote", "add", "origin", remote], check=True)
+    (workspace / "cart.py").write_text("def total(items):\n    return sum(items)\n")
+    store = Store.open(sandbox.data_dir)
+    try:
+        for n in range(10):
+            cited = " See cart.py:1." if cite and n == 9 else ""
+            content = f"**What**: cart totals round half up ({n}).{cited}"
+            save_observation(store, title=f"Cart {n}", content=content, project="shop")
+    finally:
+        store.close()
+    confirm_here(sandbox.data_dir, workspace)
+
+
+def _session_start_in(sandbox: Sandbox) -> tuple[str, set[str]]:
+    payload = {"hook_event_name": "SessionStart", "session_id": "s1", "cwd": str(sandbox.workspace)}
+    result = subprocess.run(
+        [sys.executable, "-c", CLONE_CHILD],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=sandbox.env(),
+        cwd=sandbox.workspace,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    return report["answer"], set(report["modules"])
+
+
+def test_session_start_in_a_clone_imports_neither_re_nor_enum_nor_the_citation_checks(
+    sandbox: Sandbox,
+) -> None:
+    _clone_with_memories(sandbox, cite=False)
+    answer, modules = _session_start_in(sandbox)
+    assert "project: shop" in answer and "Cart 9" in answer  # detected, trusted, served
+    assert {"json", "re", "enum"} & modules == set()
+    assert {m for m in modules if m.startswith("engram.memory.citations")} == set()
+
+
+def test_a_served_memory_that_cites_code_loads_the_citation_checks(sandbox: Sandbox) -> None:
+    _clone_with_memories(sandbox, cite=True)
+    answer, modules = _session_start_in(sandbox)
+    assert "Cart 9" in answer
+    assert "engram.memory.citations.checking" in modules

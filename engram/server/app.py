@@ -11,7 +11,6 @@ from __future__ import annotations
 import inspect
 import logging
 import sys
-import traceback
 from typing import Any
 
 import mcp_types as types
@@ -22,8 +21,7 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
 from engram import __version__
 from engram.errors import EngramError
-from engram.server import catalog
-from engram.server.envelope import ToolOutcome, error_result, success_result
+from engram.server import catalog, tool_calls
 from engram.server.options import ServerOptions
 from engram.server.registry import ToolSpec, all_tools, select_tools
 from engram.server.selection import unknown_tool_note
@@ -96,37 +94,14 @@ class EngramServer:
             )
         diagnostics: list[str] = []
         try:
-            call = tool.bind(arguments, request)
-            if call.ignored:
-                diagnostics.append(f"ignored unknown arguments: {', '.join(call.ignored)}")
-            diagnostics.extend(call.notes)
-            outcome = tool.run(call)
+            outcome = tool_calls.begin(tool, arguments, request, diagnostics)
             if inspect.isawaitable(outcome):
                 outcome = await outcome
-        except EngramError as exc:
-            return error_result(exc, diagnostics)
         except MCPError:
             raise  # a protocol error (e.g. a forged requestState) is a JSON-RPC error
         except Exception as exc:
-            from engram.store.errors import as_user_error
-
-            mapped = as_user_error(exc)
-            if mapped is not None:  # a held lock, a full disk, a read-only store...
-                return error_result(mapped, diagnostics)
-            print(traceback.format_exc(), file=sys.stderr)
-            return error_result(
-                EngramError(
-                    "server.internal",
-                    f"{name} failed: {type(exc).__name__}: {exc}",
-                    "report this bug; nothing else was changed by the failed call",
-                ),
-                diagnostics,
-            )
-        if not isinstance(outcome, ToolOutcome):
-            # A family that answers in the SDK's own shapes (input_required...) owns its result.
-            return outcome  # type: ignore[no-any-return]
-        outcome.diagnostics = diagnostics + outcome.diagnostics
-        return success_result(outcome)
+            return tool_calls.failed(name, exc, diagnostics)
+        return tool_calls.finished(outcome, diagnostics)  # type: ignore[no-any-return]
 
 
 def build_server(

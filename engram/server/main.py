@@ -1,8 +1,8 @@
 """``engram-mcp`` (and ``engram mcp``): start the stdio MCP server.
 
 Importing this module is cheap. The quick start (:mod:`engram.server.quickstart`) answers the
-opening ``initialize`` / ``tools/list`` from data; the SDK and the tool modules load at the first
-request that needs them.
+opening ``initialize`` / ``tools/list`` from data and the journal tools' calls without the SDK;
+the SDK and the other tool modules load at the first request that needs them.
 """
 
 from __future__ import annotations

@@ -8,8 +8,9 @@ the live registry by ``tests/server/test_quickstart.py``.
 
 It answers only messages whose answer it knows byte for byte: a well-formed legacy
 ``initialize`` (the first one), ``notifications/initialized``, ``tools/list`` without
-arguments in the handshake era, and ``tools/list`` with a plain 2026-07-28 envelope. At the
-first other line it hands over to the SDK server (:class:`Handover`): the handshake it already
+arguments in the handshake era, ``tools/list`` with a plain 2026-07-28 envelope, and a plain
+``tools/call`` of a journal (``mem_*``) tool in either era (:mod:`engram.server.quick_calls`,
+which loads only that tool's module). At the first other line it hands over to the SDK server (:class:`Handover`): the handshake it already
 answered is replayed to the SDK silently, then that line and the rest of stdin follow. A
 catalogue built from other sources than the running ones (a fingerprint of ``engram/server``,
 Engram's and the SDK's versions) is never served.
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from engram.server.options import ServerOptions
+from engram.server.quick_calls import QuickCalls
 from engram.server.selection import choose, unknown_tool_note
 
 CATALOGUE = Path(__file__).with_name("quickstart.json")
@@ -202,6 +204,7 @@ class QuickStart:
         tools = catalogue["tools"]
         chosen, self.unknown = choose(options.tools, [(t["name"], t["profiles"]) for t in tools])
         self.chosen = [tools[i] for i in chosen]
+        self.calls = QuickCalls(catalogue, self.chosen)
 
     def answer(self, line: bytes) -> bytes | None:
         """The answer line for ``line`` (b"" for a notification it takes, or a blank line);
@@ -230,7 +233,24 @@ class QuickStart:
         if method == "tools/list" and _plain_envelope(params, modern["version"]):
             result = {**modern["tools_result"], "tools": self._tool_list(modern["version"])}
             return self._respond(message["id"], result)
+        if method == "tools/call":
+            return self._call(message["id"], params, modern["version"])
         return None
+
+    def _call(self, rid: Any, params: Any, modern: str) -> bytes | None:
+        """A journal tool's answer (see :mod:`engram.server.quick_calls`), or None."""
+        if isinstance(params, dict) and "_meta" in params:
+            envelope = {"_meta": params["_meta"]}
+            if not _plain_envelope(envelope, modern):
+                return None
+            params, version = {k: v for k, v in params.items() if k != "_meta"}, modern
+        elif self.version is None:
+            return None  # before the handshake the SDK refuses the call
+        else:
+            version = self.version
+        if not self.calls.serves(params, version):
+            return None
+        return self.calls.answer(rid, params, version)
 
     def _initialize(self, message: dict[str, Any], line: bytes) -> bytes:
         known = self.catalogue["initialize"]

@@ -9,6 +9,7 @@ same bytes.
 
 from __future__ import annotations
 
+import inspect
 import io
 import json
 import sys
@@ -69,7 +70,7 @@ def build_catalogue() -> dict[str, Any]:
         LATEST_MODERN_VERSION,
     )
 
-    from engram.server.registry import all_tools
+    from engram.server.registry import all_tools, module_of
 
     loaded = replace(ALL, always_load=True)
     initialize: dict[str, Any] = {}
@@ -93,6 +94,10 @@ def build_catalogue() -> dict[str, Any]:
     tools = []
     for i, spec in enumerate(all_tools()):
         entry: dict[str, Any] = {"name": spec.name, "profiles": sorted(spec.profiles)}
+        entry["module"] = module_of(spec.name)
+        # The journal tools are synchronous and never talk back to the client: the quick path
+        # may answer their calls (engram.server.quick_calls); the governed ones need the SDK.
+        entry["quick"] = spec.family == "mem" and not inspect.iscoroutinefunction(spec.run)
         entry["listings"] = {key: pair[0][i] for key, pair in distinct.items()}
         if any(not _same(pair[1][i], pair[0][i]) for pair in distinct.values()):
             entry["always_load"] = {key: pair[1][i] for key, pair in distinct.items()}
@@ -107,8 +112,42 @@ def build_catalogue() -> dict[str, Any]:
             "tools_result": {**modern_plain, "tools": None},
         },
         "tool_variants": variants,
+        "call_results": call_shapes([*HANDSHAKE_PROTOCOL_VERSIONS, LATEST_MODERN_VERSION]),
         "tools": tools,
     }
+
+
+def tools_call(rid: int, name: str, arguments: Any, modern: str | None = None) -> dict[str, Any]:
+    """A ``tools/call`` request, with the 2026-07-28 envelope when ``modern`` is a version."""
+    params: dict[str, Any] = {"name": name, "arguments": arguments}
+    if modern:
+        params["_meta"] = {PROTOCOL_VERSION_KEY: modern, CAPABILITIES_KEY: {}}
+    return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}
+
+
+def call_shapes(versions: list[str]) -> dict[str, dict[str, Any]]:
+    """Per protocol version, how the SDK writes a ``tools/call`` result: its keys in wire order,
+    the keys of a content item, and the keys it adds with their values (``resultType``, the
+    ``serverInfo`` stamp). Learnt from a call that fails argument checking, so no store is
+    opened."""
+    from engram.server.quick_calls import RESULT_KEYS
+
+    shapes: dict[str, dict[str, Any]] = {}
+    for version in versions:
+        if version in shapes:
+            continue
+        bad = {"id": "not a number"}
+        if version.startswith("2026"):
+            result = _results([tools_call(1, "mem_get_observation", bad, version)], ALL)[0]
+        else:
+            lines = [*handshake(version), tools_call(1, "mem_get_observation", bad)]
+            result = _results(lines, ALL)[1]
+        shapes[version] = {
+            "keys": list(result),
+            "content_keys": list(result["content"][0]),
+            "added": {k: v for k, v in result.items() if k not in RESULT_KEYS},
+        }
+    return shapes
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
+import sys
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -296,6 +297,8 @@ class ToolSpec:
 
 
 _TOOLS: dict[str, ToolSpec] = {}
+# The module that registered each tool (the listing follows TOOL_MODULES order).
+_ORIGIN: dict[str, str] = {}
 _loaded = False
 
 
@@ -304,17 +307,40 @@ def register(spec: ToolSpec) -> ToolSpec:
     if spec.name in _TOOLS and _TOOLS[spec.name] is not spec:
         raise ValueError(f"tool {spec.name!r} is registered twice")
     _TOOLS[spec.name] = spec
+    # The registering module orders the listing (see all_tools).
+    _ORIGIN.setdefault(spec.name, sys._getframe(1).f_globals.get("__name__", ""))
     return spec
 
 
 def all_tools() -> list[ToolSpec]:
-    """Every registered tool, importing the tool modules on first use."""
+    """Every registered tool, importing the tool modules on first use, in listing order
+    (:data:`TOOL_MODULES` order, then registration order), whichever module loaded first."""
     global _loaded
     if not _loaded:
         for module in TOOL_MODULES:
             importlib.import_module(module)
+        rank = {module: i for i, module in enumerate(TOOL_MODULES)}
+        listed = sorted(_TOOLS.items(), key=lambda item: rank.get(_ORIGIN.get(item[0], ""), -1))
+        _TOOLS.clear()
+        _TOOLS.update(listed)
         _loaded = True
     return list(_TOOLS.values())
+
+
+def tool_from(module: str, name: str) -> ToolSpec | None:
+    """The tool ``name`` after importing only ``module`` (one of :data:`TOOL_MODULES`), or
+    None when that module does not register it. The quick path uses this so the first call
+    of a journal tool never loads the other families (the governed one needs the SDK)."""
+    if module not in TOOL_MODULES:
+        return None
+    importlib.import_module(module)
+    spec = _TOOLS.get(name)
+    return spec if spec is not None and _ORIGIN.get(name) == module else None
+
+
+def module_of(name: str) -> str | None:
+    """The :data:`TOOL_MODULES` entry that registers ``name`` (after :func:`all_tools`)."""
+    return _ORIGIN.get(name)
 
 
 def select_tools(selection: Iterable[str]) -> tuple[list[ToolSpec], list[str]]:

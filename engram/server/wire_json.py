@@ -1,0 +1,79 @@
+"""JSON text byte for byte as the MCP SDK writes it, with the standard library only.
+
+The SDK serializes every message with pydantic-core: compact separators, text left as UTF-8
+(control characters escaped as ``\\u00XX``, like :func:`json.dumps`), non-finite floats as
+``null``. Floats are the one place where :func:`json.dumps` differs: pydantic-core writes the
+shortest round-trip digits as Python does, but ``0.00001`` for exponent -5 (Python:
+``1e-05``) and ``1e-7`` for exponents -6 to -9 (Python: ``1e-07``). :func:`dumps` takes the C
+encoder when no float needs that care, and a small encoder of its own otherwise.
+``tests/server/test_wire_json.py`` checks it against pydantic-core.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+_encode_text = json.encoder.encode_basestring
+_C_DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=True)
+
+
+def dumps(value: Any) -> str:
+    """``value`` (JSON data: dict, list, str, int, float, bool, None) as the SDK's JSON text."""
+    if _plain(value):
+        return _C_DUMPS.encode(value)
+    parts: list[str] = []
+    _write(value, parts)
+    return "".join(parts)
+
+
+def float_text(number: float) -> str:
+    """One float as pydantic-core writes it."""
+    if not math.isfinite(number):
+        return "null"
+    text = repr(number)
+    if "e-0" not in text:
+        return text
+    mantissa, exponent = text.split("e-0")
+    if exponent != "5":
+        return f"{mantissa}e-{exponent}"
+    sign = "-" if mantissa.startswith("-") else ""
+    return f"{sign}0.0000{mantissa.lstrip('-').replace('.', '')}"
+
+
+def _plain(value: Any) -> bool:
+    """Whether no float inside ``value`` is written differently from :func:`json.dumps`."""
+    if isinstance(value, float):
+        return float_text(value) == repr(value)
+    if isinstance(value, dict):
+        return all(_plain(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_plain(v) for v in value)
+    return True
+
+
+def _write(value: Any, parts: list[str]) -> None:
+    if isinstance(value, str):
+        parts.append(_encode_text(value))
+    elif isinstance(value, bool) or value is None:
+        parts.append("true" if value is True else "false" if value is False else "null")
+    elif isinstance(value, int):
+        parts.append(int.__repr__(value))
+    elif isinstance(value, float):
+        parts.append(float_text(value))
+    elif isinstance(value, dict):
+        parts.append("{")
+        for n, (key, item) in enumerate(value.items()):
+            parts.append(("," if n else "") + _encode_text(key) + ":")
+            _write(item, parts)
+        parts.append("}")
+    elif isinstance(value, list):
+        parts.append("[")
+        for n, item in enumerate(value):
+            if n:
+                parts.append(",")
+            _write(item, parts)
+        parts.append("]")
+    else:
+        raise TypeError(f"not JSON data: {type(value).__name__}")

@@ -24,6 +24,7 @@ def id_problem(value: str) -> str | None:
     ``"contains control characters"``), or None."""
     if len(value) > MAX_ID_CHARS:
         return f"is longer than {MAX_ID_CHARS} characters"
-    if any(is_control(ch) for ch in value):
+    # Every control character by this rule is non-printable: a printable id needs no scan.
+    if not value.isprintable() and any(is_control(ch) for ch in value):
         return "contains control characters"
     return None

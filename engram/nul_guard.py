@@ -36,6 +36,16 @@ def holds_nul(value: Any) -> bool:
     return False
 
 
+def body_holds_nul(raw: bytes | bytearray, parsed: Any) -> bool:
+    """Whether the JSON body ``raw``, parsed as ``parsed``, holds a NUL in any string.
+
+    Strict UTF-8 JSON can carry a NUL only as the escape ``\\u0000``: a body without those six
+    bytes and without a zero byte (UTF-16 and UTF-32 bodies have them) is clean without walking
+    every value.
+    """
+    return (b"\\u0000" in raw or b"\x00" in raw) and holds_nul(parsed)
+
+
 def _request_holds_nul(scope: Scope) -> bool:
     raw_path = scope.get("raw_path") or scope.get("path", "").encode("utf-8", "surrogateescape")
     if b"\x00" in unquote_to_bytes(raw_path) or "\x00" in scope.get("path", ""):

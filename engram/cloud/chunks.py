@@ -7,11 +7,12 @@ sync module's own reader (gzip, header, line count, SHA-256 of the content = its
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from engram.errors import EngramError
 from engram.sync.chunk import Chunk, EncodedChunk, encode_chunk, read_chunk
-from engram.sync.mutation import Mutation
+from engram.sync.mutation import Mutation, dump_payload
 
 
 class ChunkRefused(ValueError):
@@ -26,16 +27,33 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def encode_by_origin(mutations: Iterable[Mutation]) -> list[tuple[EncodedChunk, list[Mutation]]]:
+@dataclass(frozen=True, slots=True)
+class OriginChunk:
+    """The chunk of one origin's mutations, with each payload's JSON text kept for the insert
+    (each payload is serialized once, for both)."""
+
+    chunk: EncodedChunk
+    mutations: list[Mutation]
+    payloads: list[str]
+
+
+def chunks_by_origin(mutations: Iterable[Mutation]) -> list[OriginChunk]:
     """One chunk per origin, mutations in the order given."""
     groups: dict[str, list[Mutation]] = {}
     for mutation in mutations:
         groups.setdefault(mutation.origin, []).append(mutation)
     created = _now()
-    return [
-        (encode_chunk(origin, created, [m.to_json() for m in group]), group)
-        for origin, group in groups.items()
-    ]
+    out = []
+    for origin, group in groups.items():
+        payloads = [dump_payload(m.payload) for m in group]
+        lines = [m.to_json_around(p) for m, p in zip(group, payloads, strict=True)]
+        out.append(OriginChunk(encode_chunk(origin, created, lines), group, payloads))
+    return out
+
+
+def encode_by_origin(mutations: Iterable[Mutation]) -> list[tuple[EncodedChunk, list[Mutation]]]:
+    """One chunk per origin, mutations in the order given."""
+    return [(c.chunk, c.mutations) for c in chunks_by_origin(mutations)]
 
 
 def decode(chunk_id: str, content: bytes) -> Chunk:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,7 +23,7 @@ from engram.cloud.new_projects import require_not_a_variant
 from engram.cloud.problems import CloudProblem, invalid
 from engram.cloud.store import mutations, projects
 from engram.cloud.store.db import CloudStore, Conn
-from engram.cloud.wire import as_entries, parse_entries, stored_mutation
+from engram.cloud.wire import parse_entries
 from engram.sync.mutation import Mutation
 from engram.sync.trust import TrustGate
 
@@ -80,6 +81,7 @@ def _store_batch(
     created_by: str,
     principal_id: str | None,
     chunk_id: str,
+    payloads: Sequence[str] | None = None,
 ) -> int:
     return mutations.append(
         conn,
@@ -89,6 +91,7 @@ def _store_batch(
         created_by=created_by,
         principal_id=principal_id,
         chunk_id=chunk_id,
+        payloads=payloads,
     )
 
 
@@ -97,26 +100,27 @@ def _materialize(
 ) -> tuple[int, list[str]]:
     """Append ``fresh`` and store one chunk per origin attributed to ``principal``."""
     last, chunk_ids = after_seq, []
-    for chunk, group in chunks.encode_by_origin(fresh):
+    for group in chunks.chunks_by_origin(fresh):
         last = _store_batch(
             conn,
             project,
             last,
-            group,
+            group.mutations,
             created_by=principal.label,
             principal_id=principal.id,
-            chunk_id=chunk.id,
+            chunk_id=group.chunk.id,
+            payloads=group.payloads,
         )
         mutations.insert_chunk(
             conn,
             project,
-            chunk.id,
-            chunk.data,
+            group.chunk.id,
+            group.chunk.data,
             created_by=principal.label,
             origin="materialized",
-            mutation_count=len(group),
+            mutation_count=len(group.mutations),
         )
-        chunk_ids.append(chunk.id)
+        chunk_ids.append(group.chunk.id)
     return last, chunk_ids
 
 
@@ -155,23 +159,18 @@ def push_mutations(
     }
 
 
-def pull_mutations(store: CloudStore, project: str, since: int, limit: int) -> dict[str, Any]:
-    """Mutations after cursor ``since`` (never gated on pause)."""
+def pull_mutations(store: CloudStore, project: str, since: int, limit: int) -> str:
+    """Mutations after cursor ``since`` (never gated on pause), as the JSON text of
+    ``{project, mutations, next_since, last_seq, has_more}``."""
     limit = max(1, min(limit, MAX_PULL))
     with store.transaction() as conn:
-        rows = mutations.pull(conn, project, since, limit)
-        last = mutations.last_seq(conn, project)
-    out = as_entries(stored_mutation(r) for r in rows)
-    for entry, row in zip(out, rows, strict=True):  # who sent it: the principal, for provenance
-        entry["created_by"] = row["created_by"]
-    next_since = int(rows[-1]["seq"]) if rows else since
-    return {
-        "project": project,
-        "mutations": out,
-        "next_since": next_since,
-        "last_seq": last,
-        "has_more": next_since < last,
-    }
+        page = mutations.pull_page(conn, project, since, limit)
+    next_since = page.last_in_page if page.last_in_page is not None else since
+    head = json.dumps({"project": project}, ensure_ascii=False)[:-1]
+    return (
+        f'{head},"mutations":{page.entries},"next_since":{next_since},'
+        f'"last_seq":{page.last_seq},"has_more":{"true" if next_since < page.last_seq else "false"}}}'
+    )
 
 
 def _claimed_by(body: dict[str, Any]) -> str | None:

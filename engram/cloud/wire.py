@@ -8,7 +8,6 @@ accepts exactly what a replica can apply.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from engram.cloud.problems import invalid
@@ -45,19 +44,3 @@ def stored_mutation(row: dict[str, Any]) -> Mutation:
         project=row["entity_project"],
         payload=row["payload"],
     )
-
-
-def as_entries(mutations: Iterable[Mutation]) -> list[dict[str, Any]]:
-    """Mutations as JSON objects."""
-    return [
-        {
-            "origin": m.origin,
-            "seq": m.seq,
-            "entity": m.entity,
-            "key": m.key,
-            "op": m.op,
-            "project": m.project,
-            "payload": m.payload,
-        }
-        for m in mutations
-    ]

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from json.encoder import encode_basestring  # what json.dumps(ensure_ascii=False) uses
 from typing import Any
 
-from engram.identifiers import id_problem
+from engram.identifiers import MAX_ID_CHARS, id_problem
 
 ENTITIES = ("session", "observation", "prompt", "relation")
 OPS = ("upsert", "delete")
@@ -137,6 +138,25 @@ class Mutation:
         """One line of compact JSON (no newline)."""
         return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
 
+    def to_json_around(self, payload_json: str) -> str:
+        """:meth:`to_json`'s exact text around ``payload_json`` (:func:`dump_payload` of this
+        payload), so a caller that also stores the payload serializes it once."""
+        text = encode_basestring
+        return (
+            f'{{"origin":{text(self.origin)},"seq":{int(self.seq)},"entity":{text(self.entity)},'
+            f'"key":{text(self.key)},"op":{text(self.op)},"project":{text(self.project)},'
+            f'"payload":{payload_json}}}'
+        )
+
+
+# json.dumps with these arguments builds this encoder on every call; one is enough.
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+def dump_payload(payload: dict[str, Any]) -> str:
+    """A payload as compact JSON, exactly as :meth:`Mutation.to_json` writes it."""
+    return _COMPACT.encode(payload)
+
 
 def parse_mutation(data: object) -> Mutation:
     """Validate a decoded JSON object and build the :class:`Mutation`.
@@ -147,9 +167,9 @@ def parse_mutation(data: object) -> Mutation:
     """
     if not isinstance(data, dict):
         raise MalformedMutation("a mutation must be a JSON object")
-    origin, seq, entity, key, op, project, payload = (
-        data.get(name) for name in ("origin", "seq", "entity", "key", "op", "project", "payload")
-    )
+    get = data.get
+    origin, seq, entity, key, op = get("origin"), get("seq"), get("entity"), get("key"), get("op")
+    project, payload = get("project"), get("payload")
     if not isinstance(origin, str) or not origin:
         raise MalformedMutation("'origin' must be a non-empty string")
     if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
@@ -178,23 +198,41 @@ _ID_FIELDS = ("session_id", "source_id", "target_id", "id", "sync_id", "project"
 
 def _check_ids(origin: str, key: str, project: str, payload: dict[str, Any]) -> None:
     """Every id and the project name follow the store's id rule (engram.identifiers)."""
-    named = [("origin", origin), ("key", key), ("project", project)]
-    named += [(f"payload {n}", payload[n]) for n in _ID_FIELDS if isinstance(payload.get(n), str)]
-    for name, value in named:
-        problem = id_problem(value)
-        if problem is not None:
-            raise MalformedMutation(f"{name!r} {problem}")
+    for name, value in (("origin", origin), ("key", key), ("project", project)):
+        if len(value) > MAX_ID_CHARS or not value.isprintable():  # else it passes: no scan
+            _check_id(name, value)
+    for field in _ID_FIELDS:
+        held = payload.get(field)
+        if isinstance(held, str) and (len(held) > MAX_ID_CHARS or not held.isprintable()):
+            _check_id(f"payload {field}", held)
+
+
+def _check_id(name: str, value: str) -> None:
+    problem = id_problem(value)
+    if problem is not None:
+        raise MalformedMutation(f"{name!r} {problem}")
+
+
+_MISSING = object()
+# Per entity: (field, the exact JSON types it may hold, whether it may be absent). json.loads
+# makes exact types, so one set lookup settles a field; anything else gets the full check.
+_FIELD_CHECKS = {
+    entity: tuple(
+        (name, frozenset(types), name in OPTIONAL_FIELDS.get(entity, frozenset()))
+        for name, types in fields.items()
+    )
+    for entity, fields in UPSERT_FIELDS.items()
+}
 
 
 def _check_upsert(entity: str, key: str, payload: dict[str, Any]) -> None:
-    optional = OPTIONAL_FIELDS.get(entity, frozenset())
-    for name, types in UPSERT_FIELDS[entity].items():
-        if name not in payload and name in optional:
+    for name, exact, optional in _FIELD_CHECKS[entity]:
+        value = payload.get(name, _MISSING)
+        if type(value) in exact or (value is _MISSING and optional):
             continue
-        if name not in payload:
+        if value is _MISSING:
             raise MalformedMutation(f"{entity} payload lacks {name!r}")
-        value = payload[name]
-        if not isinstance(value, types) or isinstance(value, bool):
+        if not isinstance(value, UPSERT_FIELDS[entity][name]) or isinstance(value, bool):
             raise MalformedMutation(f"{entity} payload field {name!r} has the wrong type")
     if payload[KEY_FIELD[entity]] != key:
         raise MalformedMutation(f"{entity} payload {KEY_FIELD[entity]!r} differs from 'key'")

@@ -21,7 +21,7 @@ from engram.cloud.new_projects import project_name
 from engram.cloud.problems import CloudProblem, invalid, too_large
 from engram.cloud.settings import CloudSettings
 from engram.cloud.store.db import CloudStore
-from engram.nul_guard import holds_nul
+from engram.nul_guard import body_holds_nul
 
 T = TypeVar("T")
 
@@ -56,7 +56,7 @@ async def read_json(request: Request, limit: int) -> dict[str, Any]:
         raise invalid("invalid_json", "the body is not valid JSON") from exc
     if not isinstance(parsed, dict):
         raise invalid("invalid_json", "the body must be a JSON object")
-    if holds_nul(parsed):
+    if body_holds_nul(body, parsed):
         raise invalid("nul_byte", "the body holds a NUL character; nothing was stored")
     return parsed
 

@@ -7,7 +7,7 @@ Header-auth only. Pushes honour ``ENGRAM_CLOUD_MAX_PUSH_BYTES`` (413) and pause 
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from engram.cloud import replication
@@ -30,13 +30,14 @@ async def push_mutations(request: Request) -> JSONResponse:
     return JSONResponse(result)
 
 
-async def pull_mutations(request: Request) -> JSONResponse:
+async def pull_mutations(request: Request) -> Response:
     ctx = context(request)
     project = project_param(request.query_params.get("project"))
     since = int_param(request, "since", 0)
     limit = int_param(request, "limit", 500)
     await admitted(request, "mutations_pull", project=project)
-    return JSONResponse(await offload(replication.pull_mutations, ctx.store, project, since, limit))
+    page = await offload(replication.pull_mutations, ctx.store, project, since, limit)
+    return Response(page, media_type="application/json")
 
 
 async def push_chunk(request: Request) -> JSONResponse:

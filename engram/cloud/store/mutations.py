@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from json.encoder import encode_basestring  # json.dumps(ensure_ascii=False) of a str
 from typing import Any
 
-from psycopg.types.json import Jsonb
+from psycopg.rows import tuple_row
 
 from engram.cloud.store.db import Conn
-from engram.sync.mutation import Mutation
+from engram.sync.mutation import Mutation, dump_payload
 
 _ENSURE_PROJECT = """
     INSERT INTO cloud_projects (name) VALUES (%(project)s)
@@ -29,22 +30,24 @@ _LOCK_PROJECT = """
     FOR UPDATE
 """
 
+# One index probe per id (the LATERAL ... LIMIT 1 keeps the planner from hashing the whole
+# project's log instead): a push costs the same on the first batch and the millionth.
 _KNOWN_IDS = """
-    SELECT m.origin, m.clock
-    FROM cloud_mutations m
-    JOIN UNNEST(%(origins)s::text[], %(clocks)s::bigint[]) AS k(origin, clock)
-      ON m.origin = k.origin AND m.clock = k.clock
-    WHERE m.project = %(project)s
+    SELECT k.origin, k.clock
+    FROM UNNEST(%(origins)s::text[], %(clocks)s::bigint[]) AS k(origin, clock)
+    CROSS JOIN LATERAL (
+        SELECT 1 FROM cloud_mutations m
+        WHERE m.project = %(project)s AND m.origin = k.origin AND m.clock = k.clock
+        LIMIT 1
+    ) AS known
 """
 
-_INSERT_MUTATION = """
-    INSERT INTO cloud_mutations
+# COPY, not one INSERT per row: the batch reaches Postgres as one stream in one round trip.
+_COPY_MUTATIONS = """
+    COPY cloud_mutations
         (project, seq, origin, clock, entity, entity_key, op, entity_project, payload,
          created_by, principal_id, chunk_id)
-    VALUES
-        (%(project)s, %(seq)s, %(origin)s, %(clock)s, %(entity)s, %(entity_key)s, %(op)s, %(entity_project)s,
-         %(payload)s,
-         %(created_by)s, %(principal_id)s, %(chunk_id)s)
+    FROM STDIN
 """
 
 _ADVANCE = """
@@ -94,55 +97,99 @@ def append(
     created_by: str,
     principal_id: str | None,
     chunk_id: str | None,
+    payloads: Sequence[str] | None = None,
 ) -> int:
-    """Insert ``batch`` with sequences after ``after_seq`` (project row locked); return the last."""
-    rows = [
-        {
-            "project": project,
-            "seq": after_seq + offset,
-            "origin": m.origin,
-            "clock": m.seq,
-            "entity": m.entity,
-            "entity_key": m.key,
-            "entity_project": m.project,
-            "op": m.op,
-            "payload": Jsonb(m.payload),
-            "created_by": created_by,
-            "principal_id": principal_id,
-            "chunk_id": chunk_id,
-        }
-        for offset, m in enumerate(batch, start=1)
-    ]
-    last_seq = after_seq + len(rows)
-    if rows:
-        with conn.cursor() as cur:
-            cur.executemany(_INSERT_MUTATION, rows)
-        conn.execute(_ADVANCE, {"project": project, "last_seq": last_seq})
-    return last_seq
+    """Insert ``batch`` with sequences after ``after_seq`` (project row locked); return the last.
+
+    ``payloads``, when given, are the batch's payloads already as JSON text (one per mutation).
+    """
+    if not batch:
+        return after_seq
+    texts = payloads if payloads is not None else [dump_payload(m.payload) for m in batch]
+    with conn.cursor() as cur, cur.copy(_COPY_MUTATIONS) as copy:
+        seq = after_seq
+        for m, payload in zip(batch, texts, strict=True):
+            seq += 1
+            copy.write_row(
+                (
+                    project,
+                    seq,
+                    m.origin,
+                    m.seq,
+                    m.entity,
+                    m.key,
+                    m.op,
+                    m.project,
+                    payload,
+                    created_by,
+                    principal_id,
+                    chunk_id,
+                )
+            )
+    conn.execute(_ADVANCE, {"project": project, "last_seq": seq})
+    return seq
 
 
-_PULL = """
-    SELECT seq, origin, clock, entity, entity_key, op, entity_project, payload, created_by, received_at
-    FROM cloud_mutations
-    WHERE project = %(project)s AND seq > %(since)s
-    ORDER BY seq
-    LIMIT %(limit)s
+# Sequences are dense (see the module docstring), so the next page lies in (since, since +
+# limit]: bounding the range keeps a page's cost at its own rows whatever plan the statistics
+# pick (``seq > since`` alone was read as "few rows" and sorted every row after the cursor).
+# The payload comes as its JSON text: the page is written out without parsing it. The
+# project's highest sequence is read in the same statement (one round trip, one snapshot).
+_PAGE = """
+    SELECT page.seq, page.origin, page.clock, page.entity, page.entity_key, page.op,
+           page.entity_project, page.payload::text, page.created_by, project.last_seq
+    FROM cloud_projects AS project
+    LEFT JOIN LATERAL (
+        SELECT seq, origin, clock, entity, entity_key, op, entity_project, payload, created_by
+        FROM cloud_mutations
+        WHERE project = %(project)s AND seq > %(since)s {upper}
+        ORDER BY seq
+        LIMIT %(limit)s
+    ) AS page ON TRUE
+    WHERE project.name = %(project)s
+    ORDER BY page.seq
 """
+_PULL_PAGE = _PAGE.format(upper="AND seq <= %(upto)s")
+_PULL_PAGE_UNBOUNDED = _PAGE.format(upper="")
 
 
-def pull(conn: Conn, project: str, since: int, limit: int) -> list[dict[str, Any]]:
-    """Mutations of ``project`` with a sequence above ``since``, oldest first."""
-    rows = conn.execute(_PULL, {"project": project, "since": since, "limit": limit}).fetchall()
-    return list(rows)
+@dataclass(frozen=True, slots=True)
+class PulledPage:
+    """One page of the log: ``entries`` is the JSON text of an array of wire mutations
+    (docs/sync.md), each with the ``created_by`` of the principal that pushed it."""
+
+    entries: str
+    count: int
+    last_in_page: int | None
+    last_seq: int
 
 
-_LAST_SEQ = "SELECT last_seq FROM cloud_projects WHERE name = %(project)s"
+def pull_page(conn: Conn, project: str, since: int, limit: int) -> PulledPage:
+    """Mutations of ``project`` with a sequence above ``since``, oldest first, at most
+    ``limit``, and the project's highest sequence."""
+    params = {"project": project, "since": since, "limit": limit, "upto": since + limit}
+    page = _page(conn, _PULL_PAGE, params)
+    if page.count < limit and since + limit < page.last_seq:  # a gap: never made, but be exact
+        page = _page(conn, _PULL_PAGE_UNBOUNDED, params)
+    return page
 
 
-def last_seq(conn: Conn, project: str) -> int:
-    """The project's highest sequence (0 for a project never pushed to)."""
-    row = conn.execute(_LAST_SEQ, {"project": project}).fetchone()
-    return int(row["last_seq"]) if row else 0
+def _page(conn: Conn, sql: str, params: dict[str, Any]) -> PulledPage:
+    with conn.cursor(row_factory=tuple_row) as cur:
+        rows = cur.execute(sql, params).fetchall()
+    if not rows:  # no such project
+        return PulledPage("[]", 0, None, 0)
+    last_seq = int(rows[0][9])
+    if rows[0][0] is None:  # the project exists, nothing after the cursor
+        return PulledPage("[]", 0, None, last_seq)
+    text = encode_basestring
+    entries = ",".join(
+        f'{{"origin":{text(origin)},"seq":{clock},"entity":{text(entity)},"key":{text(key)},'
+        f'"op":{text(op)},"project":{text(entity_project)},"payload":{payload},'
+        f'"created_by":{text(created_by)}}}'
+        for _, origin, clock, entity, key, op, entity_project, payload, created_by, _ in rows
+    )
+    return PulledPage(f"[{entries}]", len(rows), int(rows[-1][0]), last_seq)
 
 
 # --- chunks --------------------------------------------------------------------------------

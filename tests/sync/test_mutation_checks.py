@@ -1,0 +1,80 @@
+"""``parse_mutation`` takes a fast path for the common well-formed entry; every malformed one
+is still refused with the same message (what the cloud answers as ``invalid_mutation``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engram.sync.mutation import MalformedMutation, parse_mutation
+
+
+def _entry(**payload: Any) -> dict[str, Any]:
+    base = {
+        "sync_id": "obs-1",
+        "session_id": "s-1",
+        "type": "decision",
+        "title": "a title",
+        "content": "body",
+        "tool_name": None,
+        "project": "p",
+        "scope": "project",
+        "topic_key": None,
+        "normalized_hash": "h",
+        "revision_count": 1,
+        "expires_at": None,
+        "created_at": "2026-11-30 12:00:00",
+        "updated_at": "2026-11-30 12:00:00",
+        "deleted_at": None,
+    }
+    base.update(payload)
+    fields = {"origin": "dev", "seq": 3, "entity": "observation", "key": "obs-1", "op": "upsert"}
+    return {**fields, "project": "p", "payload": {k: v for k, v in base.items() if v is not ...}}
+
+
+class Text(str):
+    """A str subclass: not what json.loads makes, still a string."""
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        ({"revision_count": True}, "field 'revision_count' has the wrong type"),
+        ({"revision_count": 1.0}, "field 'revision_count' has the wrong type"),
+        ({"title": None}, "field 'title' has the wrong type"),
+        ({"content": ...}, "payload lacks 'content'"),
+        ({"session_id": "s\x07"}, "'payload session_id' contains control characters"),
+        ({"session_id": "s" * 257}, "'payload session_id' is longer than 256 characters"),
+        ({"sync_id": "obs-2"}, "payload 'sync_id' differs from 'key'"),
+    ],
+)
+def test_malformed_payloads_are_refused(payload: dict[str, Any], message: str) -> None:
+    with pytest.raises(MalformedMutation, match=message.replace("(", r"\(")):
+        parse_mutation(_entry(**payload))
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("origin", "dev\u2028", "'origin' contains control characters"),
+        ("key", "k\x85", "'key' contains control characters"),
+        ("project", "p" * 257, "'project' is longer than 256 characters"),
+    ],
+)
+def test_malformed_ids_are_refused(field: str, value: str, message: str) -> None:
+    entry = _entry()
+    entry[field] = value
+    with pytest.raises(MalformedMutation, match=message):
+        parse_mutation(entry)
+
+
+def test_unusual_but_valid_entries_pass() -> None:
+    # Non-printable but not a control character by the id rule; optional fields absent; a
+    # str subclass where a string goes.
+    entry = _entry(session_id="s\u00a0zero\u200bwidth", title=Text("a title"))
+    entry["origin"] = "dev\u00a0laptop"
+    mutation = parse_mutation(entry)
+    assert mutation.origin == "dev\u00a0laptop"
+    assert mutation.payload["session_id"] == "s\u00a0zero\u200bwidth"
+    assert "duplicate_count" not in mutation.payload

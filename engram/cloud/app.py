@@ -116,7 +116,7 @@ def serve(settings: CloudSettings, *, banner: Sequence[str] = ()) -> None:
 
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="[cloud] %(message)s")
     sock = _listen(settings)
-    store = CloudStore.open(settings.database_url)
+    store = CloudStore.open(settings.database_url, max_size=settings.pool_size)
     try:
         if not settings.allows_every_project:
             for project in settings.allowed_projects:

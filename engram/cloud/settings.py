@@ -17,6 +17,8 @@ from engram.errors import EngramError
 
 DEFAULT_PORT = 8080
 DEFAULT_MAX_PUSH_BYTES = 8 * 1024 * 1024
+# Postgres connections one server process may hold (docs/cloud.md, "Sizing").
+DEFAULT_POOL_SIZE = 10
 # Placeholders from docs and examples: a server started with one of these is not secured.
 _DEFAULT_SECRETS = frozenset(
     {
@@ -42,6 +44,7 @@ class CloudSettings:
     host: str = "127.0.0.1"
     port: int = DEFAULT_PORT
     max_push_bytes: int = DEFAULT_MAX_PUSH_BYTES
+    pool_size: int = DEFAULT_POOL_SIZE
     allowed_projects: tuple[str, ...] = ()
     insecure: bool = False
     sync_token: str = ""
@@ -98,6 +101,7 @@ class CloudSettings:
             max_push_bytes=_int_setting(
                 env, "ENGRAM_CLOUD_MAX_PUSH_BYTES", DEFAULT_MAX_PUSH_BYTES, 1024, 1 << 30
             ),
+            pool_size=_int_setting(env, "ENGRAM_CLOUD_POOL_SIZE", DEFAULT_POOL_SIZE, 2, 500),
             allowed_projects=allowed,
             insecure=get("ENGRAM_CLOUD_INSECURE_NO_AUTH") == "1",
             sync_token=get("ENGRAM_CLOUD_TOKEN"),

@@ -68,6 +68,22 @@ BASE = {"ENGRAM_DATABASE_URL": "postgresql://engram@127.0.0.1:1/none", "PATH": "
             "ENGRAM_PORT='99999' is not a number",
         ),
         (
+            {
+                "ENGRAM_CLOUD_ALLOWED_PROJECTS": "p",
+                "ENGRAM_CLOUD_INSECURE_NO_AUTH": "1",
+                "ENGRAM_CLOUD_POOL_SIZE": "1",
+            },
+            "ENGRAM_CLOUD_POOL_SIZE='1' is not a number from 2 to 500",
+        ),
+        (
+            {
+                "ENGRAM_CLOUD_ALLOWED_PROJECTS": "p",
+                "ENGRAM_CLOUD_INSECURE_NO_AUTH": "1",
+                "ENGRAM_CLOUD_POOL_SIZE": "ten",
+            },
+            "ENGRAM_CLOUD_POOL_SIZE='ten' is not a number from 2 to 500",
+        ),
+        (
             {"ENGRAM_CLOUD_ALLOWED_PROJECTS": "p", "ENGRAM_CLOUD_INSECURE_NO_AUTH": "1"},
             "cannot reach Postgres",
         ),

@@ -1,36 +1,45 @@
-"""Cloud benchmark: push and pull throughput (observations/s) through one ``engram cloud
-serve``, as a ratio to a plain batched insert of the same rows into the same Postgres.
+"""Cloud benchmark: push and pull through ``engram cloud serve`` against Postgres's own speed
+for the same rows, at 1k, 10k and 100k observations, then three servers with 50 clients.
 
 Run it (not a test)::
 
-    .venv/bin/python bench/cloud_bench.py                  # 5k observations, 3 repeats
-    .venv/bin/python bench/cloud_bench.py --size 2000 --repeats 1
+    .venv/bin/python bench/cloud_bench.py                       # 1k, 10k, 100k; 3 repeats
+    .venv/bin/python bench/cloud_bench.py --sizes 1000 --repeats 1 --fleet-clients 6
 
-It starts a throwaway PostgreSQL (``initdb`` + ``pg_ctl``; or uses ``ENGRAM_DATABASE_URL``)
-and one real ``engram cloud serve`` subprocess on a free loopback port (insecure mode). Each
-repeat uses a fresh project and times, for the same N observation mutations:
+It starts a throwaway PostgreSQL (``initdb`` + ``pg_ctl``, fsync off as in the tests; or uses
+``ENGRAM_DATABASE_URL``, then Postgres's CPU is not counted) and a real ``engram cloud serve``
+on a free loopback port with a sync token. For each size and repeat, in a rotating order, it
+times the same N observation mutations five ways:
 
-- baseline: ``executemany`` of the rows into a table shaped like ``cloud_mutations``, in
-  batches of 500, one transaction per batch (what any server must at least do);
-- push: ``POST /sync/mutations/push`` in batches of 500 through the client of
-  ``engram sync --cloud`` (validation, dedup, sequencing, chunk materialization, JSON, HTTP);
-- pull: ``GET /sync/mutations/pull`` pages of 500 until the end.
+- ``copy``: ``COPY`` of the rows into a table shaped like ``cloud_mutations`` (``LIKE ...
+  INCLUDING ALL``: same columns, keys and indexes), one ``COPY`` and commit per 500;
+- ``executemany``: the same rows by psycopg's pipelined ``executemany``, 500 per commit;
+- ``push``: ``POST /sync/mutations/push``, batches of 500, through the client of
+  ``engram sync --cloud`` (validation, duplicate check, sequencing, chunk, audit, HTTP);
+- ``select``: the rows back in keyset pages of 500 (``seq > cursor ORDER BY seq LIMIT 500``);
+- ``pull``: ``GET /sync/mutations/pull`` pages of 500, parsed by the client, until the end.
 
-It prints medians of observations/s and the ratios push/baseline and pull/baseline.
+For each it prints the median wall time and CPU (this process + the server + Postgres), the
+throughput ratios push/copy, push/executemany and pull/select, and how CPU grows from one size
+to the next (10x the rows should cost at most ~10x). Then :mod:`cloud_fleet` runs three
+servers on one database with 50 concurrent clients and checks nothing was lost or duplicated.
+The load average is printed at the start and the end.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import time
-from pathlib import Path
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import psycopg
+from cloud_fleet import TOKEN, observation, run_fleet, start_server
+from processes import cpu_seconds, load_average, tree_cpu_seconds
 from psycopg.types.json import Jsonb
 
 from engram.cloud.scratch_postgres import ScratchPostgres
@@ -39,82 +48,65 @@ from engram.sync.cloud.config import Remote
 from engram.sync.mutation import Mutation
 
 BATCH = 500
-
-_BASELINE_TABLE = """
-    CREATE TABLE IF NOT EXISTS bench_baseline (
-        project TEXT NOT NULL, seq BIGINT NOT NULL, origin TEXT NOT NULL, clock BIGINT NOT NULL,
-        entity TEXT NOT NULL, entity_key TEXT NOT NULL, op TEXT NOT NULL, payload JSONB NOT NULL,
-        PRIMARY KEY (project, seq), UNIQUE (project, origin, clock)
-    )
-"""
-_BASELINE_INSERT = """
-    INSERT INTO bench_baseline (project, seq, origin, clock, entity, entity_key, op, payload)
-    VALUES (%(project)s, %(seq)s, %(origin)s, %(clock)s, %(entity)s, %(key)s, %(op)s,
-            %(payload)s)
-"""
+COLUMNS = "project, seq, origin, clock, entity, entity_key, op, entity_project, payload, created_by"
+WAYS = ("copy", "executemany", "push", "select", "pull")
 
 
-def observations(count: int, origin: str) -> list[Mutation]:
-    """``count`` realistic observation upserts from one replica."""
-    out = []
-    for seq in range(1, count + 1):
-        key = f"obs-{origin}-{seq:08d}"
-        payload = {
-            "sync_id": key,
-            "session_id": f"session-{origin}",
-            "type": "decision",
-            "title": f"Decision {seq}: keep the cache warm on deploy",
-            "content": "What: warm the cache. Why: cold starts cost 2 s. " * 6,
-            "tool_name": None,
-            "project": "bench",
-            "scope": "project",
-            "topic_key": None,
-            "normalized_hash": f"{seq:064x}",
-            "revision_count": 1,
-            "expires_at": None,
-            "created_at": "2026-11-30 12:00:00",
-            "updated_at": "2026-11-30 12:00:00",
-            "deleted_at": None,
-        }
-        out.append(Mutation(origin, seq, "observation", key, "upsert", "bench", payload))
-    return out
+def observations(count: int, origin: str, project: str) -> list[Mutation]:
+    """``count`` realistic observation upserts of ``project`` from one replica."""
+    return [observation(origin, seq, project) for seq in range(1, count + 1)]
 
 
-def time_baseline(url: str, project: str, rows: list[Mutation]) -> float:
-    with psycopg.connect(url) as conn:
-        conn.execute(_BASELINE_TABLE)
+def _row(project: str, seq: int, m: Mutation) -> tuple[object, ...]:
+    payload = Jsonb(m.payload)
+    return (project, seq, m.origin, m.seq, m.entity, m.key, m.op, m.project, payload, "bench")
+
+
+def plain_copy(conn: psycopg.Connection, project: str, rows: list[Mutation]) -> None:
+    sql = f"COPY bench_copy ({COLUMNS}) FROM STDIN"
+    for start in range(0, len(rows), BATCH):
+        with conn.cursor() as cur, cur.copy(sql) as copy:
+            for i, m in enumerate(rows[start : start + BATCH], start=start + 1):
+                copy.write_row(_row(project, i, m))
         conn.commit()
-        started = time.perf_counter()
-        for start in range(0, len(rows), BATCH):
-            params = [
-                {
-                    "project": project,
-                    "seq": start + i + 1,
-                    "origin": m.origin,
-                    "clock": m.seq,
-                    "entity": m.entity,
-                    "key": m.key,
-                    "op": m.op,
-                    "payload": Jsonb(m.payload),
-                }
-                for i, m in enumerate(rows[start : start + BATCH])
-            ]
-            with conn.cursor() as cur:
-                cur.executemany(_BASELINE_INSERT, params)
-            conn.commit()
-        return time.perf_counter() - started
 
 
-def time_push(client: CloudClient, project: str, rows: list[Mutation]) -> float:
-    started = time.perf_counter()
+def plain_executemany(conn: psycopg.Connection, project: str, rows: list[Mutation]) -> None:
+    sql = f"INSERT INTO bench_many ({COLUMNS}) VALUES ({', '.join(['%s'] * 10)})"
+    for start in range(0, len(rows), BATCH):
+        params = [
+            _row(project, i, m) for i, m in enumerate(rows[start : start + BATCH], start=start + 1)
+        ]
+        with conn.cursor() as cur:
+            cur.executemany(sql, params)
+        conn.commit()
+
+
+_SELECT = """
+    SELECT seq, origin, clock, entity, entity_key, op, entity_project, payload, created_by
+    FROM bench_copy WHERE project = %s AND seq > %s ORDER BY seq LIMIT %s
+"""
+
+
+def plain_select(conn: psycopg.Connection, project: str, expected: int) -> None:
+    since, seen = 0, 0
+    while True:
+        page = conn.execute(_SELECT, (project, since, BATCH)).fetchall()
+        conn.commit()
+        if not page:
+            break
+        seen += len(page)
+        since = page[-1][0]
+    assert seen == expected, (seen, expected)
+
+
+def push(client: CloudClient, project: str, rows: list[Mutation]) -> None:
     for start in range(0, len(rows), BATCH):
         result = client.push_mutations(project, rows[start : start + BATCH])
         assert result["accepted"] == len(rows[start : start + BATCH]), result
-    return time.perf_counter() - started
 
 
-def time_pull(client: CloudClient, project: str, expected: int) -> float:
-    started = time.perf_counter()
+def pull(client: CloudClient, project: str, expected: int) -> None:
     since, seen = 0, 0
     while True:
         page = client.pull_mutations(project, since, BATCH)
@@ -123,69 +115,158 @@ def time_pull(client: CloudClient, project: str, expected: int) -> float:
         if not page["has_more"]:
             break
     assert seen == expected, (seen, expected)
-    return time.perf_counter() - started
 
 
-def start_server(url: str) -> tuple[subprocess.Popen[bytes], str]:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    env = {
-        **os.environ,
-        "ENGRAM_DATABASE_URL": url,
-        "ENGRAM_CLOUD_INSECURE_NO_AUTH": "1",
-        "ENGRAM_CLOUD_ALLOWED_PROJECTS": "*",
-        "ENGRAM_PORT": str(port),
-    }
-    for name in ("ENGRAM_CLOUD_TOKEN", "ENGRAM_CLOUD_ADMIN"):
-        env.pop(name, None)
-    engram = Path(sys.executable).with_name("engram")
-    process = subprocess.Popen(
-        [str(engram), "cloud", "serve"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    server = f"http://127.0.0.1:{port}"
-    client = CloudClient(Remote(server, ""), timeout=2)
-    for _ in range(300):
-        try:
-            client.health()
-            return process, server
-        except Exception:
-            time.sleep(0.1)
-    process.kill()
-    raise SystemExit("engram cloud serve did not start")
+@dataclass
+class Meter:
+    """Wall and CPU time of one timed step: this process, the server, Postgres."""
+
+    server_pid: int
+    postgres_pid: int | None
+
+    def cpu(self) -> tuple[float, float, float]:
+        pg = tree_cpu_seconds(self.postgres_pid) if self.postgres_pid else 0.0
+        return time.process_time(), cpu_seconds(self.server_pid), pg
+
+    def time(self, step: Callable[[], None]) -> Figure:
+        """``(wall, client CPU, server CPU, Postgres CPU)`` seconds of ``step``."""
+        before, started = self.cpu(), time.perf_counter()
+        step()
+        wall, after = time.perf_counter() - started, self.cpu()
+        client, server, pg = (b - a for a, b in zip(before, after, strict=True))
+        return Figure(wall, client, server, pg)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One timed step, in seconds."""
+
+    wall: float
+    client: float
+    server: float
+    postgres: float
+
+    @property
+    def cpu(self) -> float:
+        return self.client + self.server + self.postgres
+
+
+def postmaster_pid(scratch: ScratchPostgres | None) -> int | None:
+    if scratch is None:
+        return None
+    return int((scratch.root / "data" / "postmaster.pid").read_text().splitlines()[0])
+
+
+Figures = dict[str, list[Figure]]
+
+
+def run_repeat(
+    size: int, repeat: int, conn: psycopg.Connection, client: CloudClient, meter: Meter
+) -> dict[str, Figure]:
+    """Every way once on a fresh project; writes and reads each in a rotating order."""
+    project = f"bench-{size}-{repeat}-{os.getpid()}"
+    rows = observations(size, f"dev{size}r{repeat}", project)
+    writes: list[tuple[str, Callable[[], None]]] = [
+        ("copy", lambda: plain_copy(conn, project, rows)),
+        ("executemany", lambda: plain_executemany(conn, project, rows)),
+        ("push", lambda: push(client, project, rows)),
+    ]
+    reads: list[tuple[str, Callable[[], None]]] = [
+        ("select", lambda: plain_select(conn, project, size)),
+        ("pull", lambda: pull(client, project, size)),
+    ]
+    order = writes[repeat % 3 :] + writes[: repeat % 3] + reads[repeat % 2 :] + reads[: repeat % 2]
+    return {way: meter.time(step) for way, step in order}
+
+
+def run_size(size: int, repeats: int, url: str, server: str, meter: Meter) -> Figures:
+    """Every way, ``repeats`` times."""
+    client = CloudClient(Remote(server, TOKEN), timeout=300)
+    figures: Figures = {way: [] for way in WAYS}
+    with psycopg.connect(url) as conn:
+        for repeat in range(repeats):
+            for way, figure in run_repeat(size, repeat, conn, client, meter).items():
+                figures[way].append(figure)
+    return figures
+
+
+def _median(values: list[Figure], name: str) -> float:
+    return statistics.median(getattr(v, name) for v in values)
+
+
+def report_size(size: int, figures: Figures) -> None:
+    print(f"\n### {size:,} observations (median of {len(figures['push'])})")
+    print("| way | wall s | obs/s | CPU s: all | bench client | server | Postgres |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for way in WAYS:
+        wall, cpu, client, server, pg = (
+            _median(figures[way], n) for n in ("wall", "cpu", "client", "server", "postgres")
+        )
+        print(
+            f"| {way} | {wall:.3f} | {size / wall:,.0f} | {cpu:.3f} | {client:.3f} |"
+            f" {server:.3f} | {pg:.3f} |"
+        )
+    for label, num, den in (
+        ("push / copy", "copy", "push"),
+        ("push / executemany", "executemany", "push"),
+        ("pull / select", "select", "pull"),
+    ):
+        wall = _median(figures[num], "wall") / _median(figures[den], "wall")
+        cpu = _median(figures[num], "cpu") / _median(figures[den], "cpu")
+        print(f"- {label}: throughput {wall:.2f}x, CPU {cpu:.2f}x")
+
+
+def report_growth(results: dict[int, Figures]) -> None:
+    sizes = sorted(results)
+    print("\n### CPU growth (10x the rows should cost at most ~10x; target <= 11x)")
+    for small, big in itertools.pairwise(sizes):
+        for way in WAYS:
+            total = _median(results[big][way], "cpu") / _median(results[small][way], "cpu")
+            wall = _median(results[big][way], "wall") / _median(results[small][way], "wall")
+            print(
+                f"- {way} {small:,} -> {big:,} ({big // small}x rows): CPU {total:.2f}x,"
+                f" wall {wall:.2f}x"
+            )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", type=int, default=5000)
+    parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--fleet-clients", type=int, default=50)
+    parser.add_argument("--fleet-servers", type=int, default=3)
+    parser.add_argument("--fleet-mutations", type=int, default=200, help="per client")
     args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    print(f"cloud bench: load average at start {load_average()}")
     scratch = None if os.environ.get("ENGRAM_DATABASE_URL") else ScratchPostgres.start()
     url = os.environ.get("ENGRAM_DATABASE_URL") or scratch.dsn  # type: ignore[union-attr]
     process, server = start_server(url)
     try:
-        client = CloudClient(Remote(server, ""), timeout=120)
-        base, push, pull = [], [], []
-        for repeat in range(args.repeats):
-            project = f"bench-{os.getpid()}-{repeat}"
-            rows = observations(args.size, f"dev{repeat}")
-            base.append(args.size / time_baseline(url, project, rows))
-            push.append(args.size / time_push(client, project, rows))
-            pull.append(args.size / time_pull(client, project, args.size))
+        with psycopg.connect(url) as conn:
+            for table in ("bench_copy", "bench_many"):
+                conn.execute(f"DROP TABLE IF EXISTS {table}")
+                conn.execute(f"CREATE TABLE {table} (LIKE cloud_mutations INCLUDING ALL)")
+        warm = CloudClient(Remote(server, TOKEN), timeout=300)  # a running server is warm
+        push(warm, "bench-warmup", observations(BATCH, "warmup", "bench-warmup"))
+        pull(warm, "bench-warmup", BATCH)
+        meter = Meter(process.pid, postmaster_pid(scratch))
+        if meter.postgres_pid is None:
+            print("(ENGRAM_DATABASE_URL given: Postgres's own CPU is not counted)")
+        results = {size: run_size(size, args.repeats, url, server, meter) for size in sizes}
+        for size in sizes:
+            report_size(size, results[size])
+        report_growth(results)
+        fleet_ok = not args.fleet_clients or run_fleet(
+            url, args.fleet_servers, args.fleet_clients, args.fleet_mutations
+        )
     finally:
         process.terminate()
         process.wait(timeout=20)
         if scratch is not None:
             scratch.stop()
-    b, pu, pl = (statistics.median(x) for x in (base, push, pull))
-    print(f"cloud bench: {args.size} observations x {args.repeats} repeats, batches of {BATCH}")
-    print(f"  baseline batched insert : {b:10.0f} obs/s")
-    print(f"  push via cloud serve    : {pu:10.0f} obs/s   ratio {pu / b:.2f} of baseline")
-    print(f"  pull via cloud serve    : {pl:10.0f} obs/s   ratio {pl / b:.2f} of baseline")
-    return 0
+    print(f"\nload average at end {load_average()}")
+    return 0 if fleet_ok else 1
 
 
 if __name__ == "__main__":

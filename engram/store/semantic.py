@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
     from engram.semantic.choice import SemanticChoice
-    from engram.store.vector_index import Nearest
+    from engram.store.vector_index import Nearest, VectorIndex
 
 _ATTACHED: dict[int, SemanticRecall] = {}
 
@@ -178,10 +178,29 @@ class SemanticRecall:
         label = model_label(embedder)
         index = self._index
         if not isinstance(index, VectorIndex) or index.model != label:
-            index = self._index = VectorIndex(label, embedder.dimension)
+            index = self._index = _new_index(self._conn, label, embedder.dimension)
         return index.nearest(
             self._conn, query, project=project, type=type, scope=scope, limit=limit
         )
+
+
+def _new_index(conn: sqlite3.Connection, model: str, dimension: int) -> VectorIndex:
+    """The index of ``model`` for ``conn``, its file in ``<data dir>/vectors`` (none for a
+    database in memory)."""
+    from pathlib import Path
+
+    from engram.store.vector_file import FOLDER, database_identity
+    from engram.store.vector_index import VectorIndex
+
+    row = conn.execute("SELECT file FROM pragma_database_list WHERE name = 'main'").fetchone()
+    if not row or not row[0]:
+        return VectorIndex(model, dimension)
+    database = Path(row[0])
+    try:
+        identity = database_identity(database)
+    except OSError:
+        return VectorIndex(model, dimension)
+    return VectorIndex(model, dimension, database.parent / FOLDER, identity)
 
 
 def attach(

@@ -1,34 +1,51 @@
-"""Nearest vectors under the search filters: an exact scan, in memory, per store connection.
+"""Nearest vectors under the search filters: an exact int8 scan of a memory-mapped file.
 
-The index holds one embedding model's live vectors as a float32 matrix ordered by project,
-so a project filter is one contiguous slice. It loads on the first semantic search and then
-catches up from ``embedding_created_at`` (rows embedded since its last look go to a small
-``fresh`` side table until it is worth a reload). What a search may return is asked of
-SQLite every time (:func:`engram.store.vectors.candidate_ids`: live, this model, project,
-type, scope), so a deleted or re-filed memory is out of the candidates before any ranking.
+The index of one embedding model is the file :mod:`engram.store.vector_file` keeps in
+``<data dir>/vectors/`` (held in memory instead when that folder cannot be written), plus
+the rows embedded since the file's watermark, read from the store into a small ``fresh``
+table. The database is authoritative; the file is a cache, trusted only as far as it checks
+out:
 
-``backend()`` reports whether the interpreter can load SQLite extensions with ``sqlite-vec``
-installed; the scan is the same exact cosine either way (doctor shows which is available).
+- opening it checks its header, size, model, database file and small arrays, and compares
+  ``SAMPLES`` of its rows with the database; a matrix chunk's crc is checked the first time
+  a process scans it;
+- every row a search returns is re-read from the database and scored from its stored
+  vector, so a returned similarity is always the true one; a row that differs although the
+  database says it has not changed since the file was written makes the file untrusted;
+- any of these failing rebuilds the file from the store, and the search runs again.
+
+Past ``REWRITE_SHARE`` of fresh rows the file is rewritten (from itself, the fresh rows and,
+for the rest, the store). What a search may return is asked of SQLite every time
+(:func:`engram.store.vectors.candidate_ids`: live, this model, project, type, scope), so a
+deleted or re-filed memory is out of the candidates before any ranking; an allowed row the
+file does not place under the project (re-filed since) is scored all the same.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engram.store import vectors
+from engram.store import vector_file, vectors
+from engram.store.vector_file import CHUNK_ROWS, BadFile, VectorFile
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-# Rows embedded since the last full load are scanned from a side table; past this share of
-# the index (or this many rows) the matrix is rebuilt.
-RELOAD_SHARE = 0.05
-RELOAD_MIN = 2000
-# Candidate sets kept per filter combination (project, type, scope), until the next commit.
-MAX_CACHED_FILTERS = 16
+# Rows embedded since the file was written are scanned from ``fresh``; past this share of
+# the file (or this many rows) the file is rewritten.
+REWRITE_SHARE = 0.05
+REWRITE_MIN = 2000
+# Rows stamped this long before the watermark are read again: a transaction stamps its rows
+# before it commits, so a slow one can commit rows older than what a reader already saw.
+MARGIN = timedelta(seconds=10)
+SAMPLES = 16  # rows compared with the database when a file is opened
+MAX_CACHED_FILTERS = 16  # candidate sets kept per (project, type, scope), until a commit
+ATTEMPTS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,86 +57,117 @@ class Nearest:
 
 
 @dataclass
-class _Block:
-    ids: npt.NDArray[np.int64]
-    matrix: npt.NDArray[np.float32]
-    spans: dict[str, tuple[int, int]]  # project -> [start, end) rows of the matrix
-
-
-@dataclass
 class VectorIndex:
     """One model's vectors for one connection (see the module docstring)."""
 
     model: str
     dimension: int
-    block: _Block | None = None
+    folder: Path | None = None  # where the file lives; None: in memory only
+    database: list[int] = field(default_factory=list)
+    base: VectorFile | None = None
     watermark: str = ""
-    # ids already read whose vector was made at the watermark's millisecond: the next look
-    # reads from that millisecond again (another process may still be writing in it).
-    at_watermark: set[int] = field(default_factory=set)
-    fresh: dict[int, tuple[str, npt.NDArray[np.float32]]] = field(default_factory=dict)
+    fresh: dict[int, tuple[str, bytes]] = field(default_factory=dict)
     candidates: dict[
         tuple[str | None, str | None, str | None], tuple[tuple[int, int], npt.NDArray[np.int64]]
     ] = field(default_factory=dict)
-    _fresh_arrays: tuple[npt.NDArray[np.int64], list[str], npt.NDArray[np.float32]] | None = None
-    # The commit state (``_version``) at the last refresh: unchanged, nothing new to read.
     refreshed_at: tuple[int, int] | None = None
+    rebuilt_because: str = ""  # why the last file was not used (tests, doctor)
+    _fresh_arrays: tuple[npt.NDArray[np.int64], list[str], npt.NDArray[np.float32]] | None = None
+
+    @property
+    def path(self) -> Path | None:
+        """The index file of this model (None: memory only, also when the folder is a
+        symbolic link: the index is never written or read elsewhere)."""
+        if self.folder is None or self.folder.is_symlink():
+            return None
+        return vector_file.path_for(self.folder, self.model)
 
     def refresh(self, conn: sqlite3.Connection) -> None:
-        """Load on first use; afterwards take the rows embedded since the last look."""
-        if self.block is None:
-            self._load_consistent(conn)
-            return
-        for page in vectors.vectors_of(conn, self.model, since=self.watermark):
-            page = [r for r in page if r[3] != self.watermark or r[0] not in self.at_watermark]
-            if not page:
-                continue
-            matrix = vectors.dequantise([r[2] for r in page], self.dimension)
-            for (rowid, project, _blob, stamp), vector in zip(page, matrix, strict=True):
-                self.fresh[rowid] = (project, vector)
-                self._advance(rowid, stamp)
-            self._fresh_arrays = None
-        if len(self.fresh) > max(RELOAD_MIN, RELOAD_SHARE * len(self.block.ids)):
-            self._load_consistent(conn)
+        """Open (or build) the file on first use; afterwards read what was embedded since."""
+        if self.base is None:
+            self._open(conn)
+        else:
+            self._read_fresh(conn)
+        assert self.base is not None
+        if len(self.fresh) > max(REWRITE_MIN, REWRITE_SHARE * len(self.base)):
+            self.rebuild(conn)
 
-    def _load_consistent(self, conn: sqlite3.Connection) -> None:
-        """The count and the rows from one snapshot (a savepoint opens a read transaction
-        when none is open), so a concurrent writer cannot slip a row between them."""
-        conn.execute("SAVEPOINT vector_index_load")
+    def _open(self, conn: sqlite3.Connection) -> None:
+        path = self.path
         try:
-            self._load(conn)
-        finally:
-            conn.execute("RELEASE vector_index_load")
+            if path is None:
+                raise BadFile("no folder for it")
+            base = vector_file.open_file(
+                path, model=self.model, dimension=self.dimension, database=self.database
+            )
+            if base.watermark > vectors.newest_stamp(conn, self.model):
+                raise BadFile("its watermark is newer than anything in the database")
+            self._check_samples(conn, base)
+        except BadFile as exc:
+            self.rebuilt_because = str(exc)
+            self.rebuild(conn)
+            return
+        self.base, self.watermark, self.fresh, self._fresh_arrays = base, base.watermark, {}, None
+        self._read_fresh(conn)
 
-    def _advance(self, rowid: int, stamp: str) -> None:
-        if stamp > self.watermark:
-            self.watermark, self.at_watermark = stamp, {rowid}
-        elif stamp == self.watermark:
-            self.at_watermark.add(rowid)
+    def _check_samples(self, conn: sqlite3.Connection, base: VectorFile) -> None:
+        positions = sorted({p * (len(base) - 1) // max(SAMPLES - 1, 1) for p in range(SAMPLES)})
+        ids = [int(base.ids[p]) for p in positions]
+        stored = vectors.blobs_of(conn, self.model, ids, self.dimension)
+        for position, rowid in zip(positions, ids, strict=True):
+            if rowid in stored and _settled(stored[rowid][2], base.watermark):
+                base.verify(position, position + 1)
+                if stored[rowid][1] != base.matrix[position].tobytes():
+                    raise BadFile(f"row {rowid} differs from the database")
 
-    def _load(self, conn: sqlite3.Connection) -> None:
+    def _read_fresh(self, conn: sqlite3.Connection) -> None:
+        """Rows embedded since the watermark (less ``MARGIN``) that the file lacks."""
         import numpy as np
 
-        # One preallocated matrix, filled page by page: no second copy at the peak.
-        count = vectors.count_model(conn, self.model)
-        matrix = np.zeros((count, self.dimension), dtype=np.float32)
-        ids = np.zeros(count, dtype=np.int64)
-        spans: dict[str, tuple[int, int]] = {}
-        self.watermark, self.at_watermark = "", set()
-        filled = 0
-        for page in vectors.vectors_of(conn, self.model):
-            page = page[: count - filled]  # rows embedded since the count wait for refresh
-            if not page:
-                break
-            end = filled + len(page)
-            matrix[filled:end] = vectors.dequantise([r[2] for r in page], self.dimension)
-            for offset, (rowid, project, _blob, stamp) in enumerate(page, start=filled):
-                spans[project] = (spans.get(project, (offset, offset))[0], offset + 1)
-                ids[offset] = rowid
-                self._advance(rowid, stamp)
-            filled = end
-        self.block = _Block(ids[:filled], matrix[:filled], spans)
-        self.fresh, self._fresh_arrays = {}, None
+        for page in vectors.vectors_of(conn, self.model, since=_minus(self.watermark, MARGIN)):
+            if self.base is not None and len(self.base):
+                where = self.base.positions(np.array([r[0] for r in page], dtype=np.int64))
+            else:
+                where = np.full(len(page), -1, dtype=np.int64)
+            for (rowid, project, blob, stamp), position in zip(page, where, strict=True):
+                self.watermark = max(self.watermark, stamp)
+                if len(blob) != self.dimension:
+                    continue  # not a vector of this model's size: never scored
+                if position >= 0 and self._same(int(position), blob):
+                    self.fresh.pop(rowid, None)
+                    continue
+                self.fresh[rowid] = (project, blob)
+                self._fresh_arrays = None
+
+    def _same(self, position: int, blob: bytes) -> bool:
+        assert self.base is not None
+        try:
+            self.base.verify(position, position + 1)
+        except BadFile:
+            return False
+        return bool(self.base.matrix[position].tobytes() == blob)
+
+    def rebuild(self, conn: sqlite3.Connection) -> None:
+        """Write the file anew from one snapshot: from the current file and the fresh rows
+        where they hold a row, from the store for the rest; memory only when it cannot be
+        written (a read-only data dir)."""
+        from engram.store import vector_build
+
+        conn.execute("SAVEPOINT vector_index_build")
+        try:
+            if self.base is not None:
+                self._read_fresh(conn)
+            built = vector_build.build(conn, self, self.path)
+        finally:
+            conn.execute("RELEASE vector_index_build")
+        self.base, self.watermark, self.fresh, self._fresh_arrays = built, built.watermark, {}, None
+        self.candidates.clear()
+
+    def distrust(self, conn: sqlite3.Connection, reason: str) -> None:
+        """The file disagrees with the store: build it again from the store alone."""
+        self.rebuilt_because = reason
+        self.base, self.fresh, self._fresh_arrays = None, {}, None
+        self.rebuild(conn)
 
     def nearest(
         self,
@@ -132,37 +180,117 @@ class VectorIndex:
         limit: int,
     ) -> list[Nearest]:
         """The ``limit`` most similar live rows under the filters, most similar first."""
-        import numpy as np
-
         version = _version(conn)
-        if version != self.refreshed_at:
+        if version != self.refreshed_at or self.base is None:
             self.refresh(conn)
             self.refreshed_at = version
-        block = self.block
-        assert block is not None
         allowed = self._candidates(conn, version, project, type, scope)
         if not allowed.size:
             return []
-        start, end = block.spans.get(project, (0, 0)) if project else (0, len(block.ids))
-        ids = block.ids[start:end]
-        sims = block.matrix[start:end] @ query
+        found: list[Nearest] = []
+        for _ in range(ATTEMPTS):
+            try:
+                ids, sims = self._scan(conn, query, project, allowed)
+            except BadFile as exc:
+                self.distrust(conn, str(exc))
+                continue
+            found, settled = self._confirm(conn, query, _top(ids, sims, limit))
+            if settled:
+                break
+        return found
+
+    def _scan(
+        self,
+        conn: sqlite3.Connection,
+        query: npt.NDArray[np.float32],
+        project: str | None,
+        allowed: npt.NDArray[np.int64],
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        """Similarity of every allowed row: the file's project span, the fresh rows, and
+        any allowed row neither placed there (re-filed, or committed late)."""
+        import numpy as np
+
+        base = self.base
+        assert base is not None
+        start, end = base.spans.get(project, (0, 0)) if project else (0, len(base))
+        ids = base.ids[start:end]
         keep = _members(ids, allowed)
+        sims = _similarities(base, start, end, query)
+        parts_ids, parts_sims = [], []
         if self.fresh:
             fresh_ids, projects, matrix = self._fresh()
             keep &= ~np.isin(ids, fresh_ids)  # a re-embedded row: its fresh vector counts
             extra = _members(fresh_ids, allowed)
             if project is not None:
                 extra &= np.array([p == project for p in projects], dtype=bool)
-            ids = np.concatenate([ids[keep], fresh_ids[extra]])
-            sims = np.concatenate([sims[keep], matrix[extra] @ query])
-        else:
-            ids, sims = ids[keep], sims[keep]
-        if not ids.size:
-            return []
-        top = min(limit, ids.size)
-        best = np.argpartition(-sims, top - 1)[:top]
-        best = best[np.lexsort((-ids[best], -sims[best]))]
-        return [Nearest(int(ids[i]), float(sims[i])) for i in best]
+            parts_ids.append(fresh_ids[extra])
+            parts_sims.append(matrix[extra] @ query)
+        parts_ids.append(ids[keep])
+        parts_sims.append(sims[keep])
+        scored = np.concatenate(parts_ids)
+        if scored.size < allowed.size:
+            missing = np.setdiff1d(allowed, scored, assume_unique=True)
+            parts_ids.append(missing)
+            parts_sims.append(self._score_ids(conn, missing, query))
+        return np.concatenate(parts_ids), np.concatenate(parts_sims)
+
+    def _score_ids(
+        self, conn: sqlite3.Connection, ids: npt.NDArray[np.int64], query: npt.NDArray[np.float32]
+    ) -> npt.NDArray[np.float32]:
+        """Similarities of rows by id: fresh, else the file, else the store (kept fresh)."""
+        import numpy as np
+
+        assert self.base is not None
+        sims = np.zeros(ids.size, dtype=np.float32)
+        where = self.base.positions(ids)
+        unknown: list[int] = []
+        for index, (rowid, position) in enumerate(zip(ids.tolist(), where.tolist(), strict=True)):
+            if rowid in self.fresh:
+                sims[index] = _cosine(self.fresh[rowid][1], query, self.dimension)
+            elif position >= 0:
+                self.base.verify(position, position + 1)
+                sims[index] = _cosine(self.base.matrix[position].tobytes(), query, self.dimension)
+            else:
+                unknown.append(index)
+        stored = vectors.blobs_of(conn, self.model, [int(ids[i]) for i in unknown], self.dimension)
+        for index in unknown:
+            row = stored.get(int(ids[index]))
+            if row is not None:
+                self.fresh[int(ids[index])] = (row[0], row[1])
+                self._fresh_arrays = None
+                sims[index] = _cosine(row[1], query, self.dimension)
+        return sims
+
+    def _confirm(
+        self, conn: sqlite3.Connection, query: npt.NDArray[np.float32], top: list[Nearest]
+    ) -> tuple[list[Nearest], bool]:
+        """The top rows scored from the store's own vectors, and whether the index agreed
+        with it (when not, it is corrected and the caller scans again)."""
+        stored = vectors.blobs_of(conn, self.model, [n.rowid for n in top], self.dimension)
+        settled, confirmed = True, []
+        for near in top:
+            row = stored.get(near.rowid)
+            if row is None:
+                continue  # deleted or re-embedded by another model since the candidates
+            project, blob, stamp = row
+            if self._blob(near.rowid) != blob:
+                if near.rowid not in self.fresh and _settled(stamp, self.watermark):
+                    self.distrust(conn, f"row {near.rowid} differs from the database")
+                    return [], False
+                self.fresh[near.rowid] = (project, blob)
+                self._fresh_arrays, settled = None, False
+            confirmed.append(Nearest(near.rowid, _cosine(blob, query, self.dimension)))
+        confirmed.sort(key=lambda n: (-n.similarity, -n.rowid))
+        return confirmed, settled
+
+    def _blob(self, rowid: int) -> bytes | None:
+        import numpy as np
+
+        if rowid in self.fresh:
+            return self.fresh[rowid][1]
+        assert self.base is not None
+        position = int(self.base.positions(np.array([rowid], dtype=np.int64))[0])
+        return self.base.matrix[position].tobytes() if position >= 0 else None
 
     def _candidates(
         self,
@@ -191,9 +319,59 @@ class VectorIndex:
         if self._fresh_arrays is None:
             ids = np.fromiter(self.fresh, dtype=np.int64, count=len(self.fresh))
             projects = [p for p, _ in self.fresh.values()]
-            matrix = np.stack([v for _, v in self.fresh.values()])
+            matrix = vectors.dequantise([b for _, b in self.fresh.values()], self.dimension)
             self._fresh_arrays = (ids, projects, matrix)
         return self._fresh_arrays
+
+
+def _similarities(
+    base: VectorFile, start: int, end: int, query: npt.NDArray[np.float32]
+) -> npt.NDArray[np.float32]:
+    """Cosine of rows ``[start, end)`` with the unit ``query``, a chunk at a time (one
+    chunk of float32 in memory, whatever the file's size); each chunk's crc checked first."""
+    import numpy as np
+
+    sims = np.empty(end - start, dtype=np.float32)
+    for at in range(start, end, CHUNK_ROWS):
+        stop = min(at + CHUNK_ROWS, end)
+        base.verify(at, stop)
+        np.matmul(
+            base.matrix[at:stop].astype(np.float32), query, out=sims[at - start : stop - start]
+        )
+    norms = base.norms[start:end]
+    np.divide(sims, norms, out=sims, where=norms > 0)
+    sims[norms <= 0] = 0.0
+    return sims
+
+
+def _cosine(blob: bytes, query: npt.NDArray[np.float32], dimension: int) -> float:
+    return float((vectors.dequantise([blob], dimension) @ query)[0])
+
+
+def _top(ids: npt.NDArray[np.int64], sims: npt.NDArray[np.float32], limit: int) -> list[Nearest]:
+    import numpy as np
+
+    if not ids.size:
+        return []
+    top = min(limit, ids.size)
+    best = np.argpartition(-sims, top - 1)[:top]
+    best = best[np.lexsort((-ids[best], -sims[best]))]
+    return [Nearest(int(ids[i]), float(sims[i])) for i in best]
+
+
+def _minus(stamp: str, delta: timedelta) -> str:
+    """``stamp`` (``YYYY-MM-DD HH:MM:SS.fff``) less ``delta``; "" (everything) if unreadable."""
+    try:
+        moment = datetime.fromisoformat(stamp) - delta
+    except ValueError:
+        return ""
+    return moment.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+
+
+def _settled(stamp: str, watermark: str) -> bool:
+    """Whether a row stamped ``stamp`` was embedded well before the watermark (so a file
+    written at that watermark must hold exactly its vector)."""
+    return stamp < _minus(watermark, MARGIN)
 
 
 def _version(conn: sqlite3.Connection) -> tuple[int, int]:

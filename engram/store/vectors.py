@@ -164,3 +164,49 @@ def vectors_of(
         cursor = conn.execute(sql, (since, model))
     while page := cursor.fetchmany(batch):
         yield [(int(r[0]), str(r[1]), bytes(r[2]), str(r[3])) for r in page]
+
+
+def ids_by_project(conn: sqlite3.Connection, model: str) -> list[tuple[str, npt.NDArray[np.int64]]]:
+    """Sorted ids of the live ``model`` rows, per project (projects in order)."""
+    import numpy as np
+
+    rows = conn.execute(
+        "SELECT project, group_concat(id) FROM observations"
+        " WHERE embedding_model = ? AND deleted_at IS NULL GROUP BY project ORDER BY project",
+        (model,),
+    )
+    found = []
+    for project, ids in rows:
+        array = np.fromstring(ids, dtype=np.int64, sep=",")
+        array.sort()
+        found.append((str(project), array))
+    return found
+
+
+def newest_stamp(conn: sqlite3.Connection, model: str) -> str:
+    """The latest ``embedding_created_at`` of a ``model`` row ("" when none)."""
+    row = conn.execute(
+        "SELECT max(embedding_created_at) FROM observations WHERE embedding_model = ?", (model,)
+    ).fetchone()
+    return str(row[0]) if row and row[0] is not None else ""
+
+
+def blobs_of(
+    conn: sqlite3.Connection, model: str, ids: Sequence[int], dimension: int | None = None
+) -> dict[int, tuple[str, bytes, str]]:
+    """``id -> (project, blob, embedding_created_at)`` of the live ones among ``ids`` whose
+    vector is ``model``'s (and, when ``dimension`` is given, that many bytes long)."""
+    found: dict[int, tuple[str, bytes, str]] = {}
+    size = dimension if dimension is not None else -1
+    for start in range(0, len(ids), 4096):
+        chunk = list(ids[start : start + 4096])
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(
+            "SELECT id, project, embedding, embedding_created_at FROM observations"
+            f" WHERE id IN ({marks}) AND embedding_model = ? AND deleted_at IS NULL"
+            " AND (? < 0 OR length(embedding) = ?)",
+            [*chunk, model, size, size],
+        )
+        for rowid, project, blob, stamp in rows:
+            found[int(rowid)] = (str(project), bytes(blob), str(stamp))
+    return found

@@ -42,7 +42,7 @@ def _build(
     import numpy as np
 
     plan = vectors.ids_by_project(conn, index.model)
-    watermark = max(vectors.newest_stamp(conn, index.model), index.watermark)
+    watermark = vectors.newest_stamp(conn)
     spans, at = {}, 0
     for project, ids in plan:
         spans[project] = (at, at + ids.size)

@@ -168,7 +168,8 @@ def open_file(path: Path, *, model: str, dimension: int, database: list[int]) ->
             raise BadFile("chunk checksums missing")
         if count == 0:
             raise BadFile("holds no rows")
-        mapped = np.memmap(handle, dtype=np.uint8, mode="r")
+        # a plain array over the map: slicing a memmap subclass costs more than the scan
+        mapped = np.asarray(np.memmap(handle, dtype=np.uint8, mode="r"))
     ids = mapped[ids_at:by_id_at].view(np.int64)
     by_id = mapped[by_id_at:norms_at].view(np.int64)
     norms = mapped[norms_at : norms_at + 4 * count].view(np.float32)

@@ -183,10 +183,11 @@ def ids_by_project(conn: sqlite3.Connection, model: str) -> list[tuple[str, npt.
     return found
 
 
-def newest_stamp(conn: sqlite3.Connection, model: str) -> str:
-    """The latest ``embedding_created_at`` of a ``model`` row ("" when none)."""
+def newest_stamp(conn: sqlite3.Connection) -> str:
+    """The latest ``embedding_created_at`` of any row ("" when none); one index probe."""
     row = conn.execute(
-        "SELECT max(embedding_created_at) FROM observations WHERE embedding_model = ?", (model,)
+        "SELECT embedding_created_at FROM observations INDEXED BY observations_embedding_created"
+        " WHERE embedding_created_at IS NOT NULL ORDER BY embedding_created_at DESC LIMIT 1"
     ).fetchone()
     return str(row[0]) if row and row[0] is not None else ""
 
@@ -197,16 +198,19 @@ def blobs_of(
     """``id -> (project, blob, embedding_created_at)`` of the live ones among ``ids`` whose
     vector is ``model``'s (and, when ``dimension`` is given, that many bytes long)."""
     found: dict[int, tuple[str, bytes, str]] = {}
-    size = dimension if dimension is not None else -1
     for start in range(0, len(ids), 4096):
         chunk = list(ids[start : start + 4096])
         marks = ",".join("?" * len(chunk))
+        # by rowid alone: with the model in the WHERE clause SQLite walks the model's index
         rows = conn.execute(
-            "SELECT id, project, embedding, embedding_created_at FROM observations"
-            f" WHERE id IN ({marks}) AND embedding_model = ? AND deleted_at IS NULL"
-            " AND (? < 0 OR length(embedding) = ?)",
-            [*chunk, model, size, size],
+            "SELECT id, project, embedding, embedding_model, embedding_created_at,"
+            f" deleted_at IS NULL FROM observations WHERE id IN ({marks})",
+            chunk,
         )
-        for rowid, project, blob, stamp in rows:
+        for rowid, project, blob, label, stamp, live in rows:
+            if label != model or not live or blob is None:
+                continue
+            if dimension is not None and len(blob) != dimension:
+                continue
             found[int(rowid)] = (str(project), bytes(blob), str(stamp))
     return found

@@ -70,9 +70,12 @@ def p95(samples: list[float]) -> float:
     return statistics.quantiles(samples, n=20, method="inclusive")[18]
 
 
-def start_server(data_dir: Path, home: Path) -> tuple[subprocess.Popen[bytes], int]:
+def start_server(
+    data_dir: Path, home: Path, extra_env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
     env = {"HOME": str(home), "ENGRAM_DATA_DIR": str(data_dir), "PATH": "/usr/bin:/bin"}
+    env.update(extra_env or {})
     process = subprocess.Popen(
         [str(ENGRAM), "serve", str(port)], cwd=home, env=env, stderr=subprocess.DEVNULL
     )

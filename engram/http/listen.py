@@ -232,6 +232,7 @@ def run(
     from engram.store.db import Store
 
     reader = Store(store.path)
+    store.group_commits()  # concurrent clients' saves share transactions
     autosync: list[Any] = []
 
     def start_autosync() -> None:

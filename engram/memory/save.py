@@ -167,8 +167,8 @@ def save_observation(
         tool_name=tool_name,
         limit_bytes=limit_bytes,
     )
-    with store.write() as conn:
-        return write_draft(
+    return store.transact(
+        lambda conn: write_draft(
             conn,
             draft,
             project=project,
@@ -177,6 +177,7 @@ def save_observation(
             surface_conflicts=surface_conflicts,
             workspace=workspace,
         )
+    )
 
 
 def write_draft(

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import TypeVar
 
+    from engram.store.group_commit import GroupCommit
+
     T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5000
@@ -102,6 +104,7 @@ class Store:
         # Embeds what each write transaction writes, when semantic recall is on; a hook's
         # store (semantic=False) stays lexical and never loads a model.
         self._semantic = attach(self._conn, env, enabled=semantic)
+        self._batcher: GroupCommit | None = None
 
     @classmethod
     def open(
@@ -208,6 +211,12 @@ class Store:
         SQLite's operational failures (locked, full, read-only) become one-line
         errors (:func:`engram.store.errors.store_error`)."""
         conn = self._conn
+        if self._in_batch():  # a write of a running batch: a savepoint inside it
+            from engram.store.group_commit import savepoint
+
+            with self._lock, savepoint(conn):
+                yield conn
+            return
         with self._lock:
             # Outside the transaction: the TEMP queue it creates must outlive a rollback.
             self._semantic.prepare_write()
@@ -224,10 +233,35 @@ class Store:
             self._run(lambda: conn.execute("COMMIT"))
         self._semantic.after_commit(self.write)
 
+    def transact(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """``work(conn)`` in a write transaction, committed before this returns.
+
+        The transaction is its own (:meth:`write`), or with :meth:`group_commits` on, one
+        shared with the writes other threads hand over at the same moment: ``work`` runs under
+        a savepoint of its own, so what it raises undoes only its own writes."""
+        batcher = self._batcher
+        # A caller already inside this store's lock (a read, a write) must not wait for a
+        # batch whose leader needs that lock: it writes alone, as without group commit.
+        if batcher is None or (self._lock._is_owned() and not batcher.leads_batch()):
+            with self.write() as conn:
+                return work(conn)
+        return batcher.run(work)
+
+    def group_commits(self, on: bool = True) -> None:
+        """Let concurrent :meth:`transact` calls share transactions (``engram serve``: many
+        clients write at once; see :mod:`engram.store.group_commit`)."""
+        from engram.store.group_commit import GroupCommit
+
+        self._batcher = GroupCommit(self) if on else None
+
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
         """A read transaction: every query inside sees one consistent snapshot."""
         conn = self._conn
+        if self._in_batch():  # inside a batch's transaction: its snapshot already
+            with self._lock:
+                yield conn
+            return
         with self._lock:
             self._run(lambda: conn.execute("BEGIN DEFERRED"))
             try:
@@ -237,6 +271,11 @@ class Store:
             finally:
                 with contextlib.suppress(sqlite3.Error):
                     conn.execute("COMMIT")
+
+    def _in_batch(self) -> bool:
+        """Whether the caller is a write the group-commit writer runs inside its transaction."""
+        batcher = self._batcher
+        return batcher is not None and batcher.leads_batch() and self._conn.in_transaction
 
     def _run(self, action: Callable[[], T]) -> T:
         """``action`` with busy retries; an operational failure becomes its one-line error."""

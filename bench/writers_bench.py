@@ -1,0 +1,322 @@
+"""Concurrent writers: ``--clients`` HTTP clients saving through ``engram serve`` at once,
+against one in-process writer on the same store, and Engram's save against a raw insert.
+
+Run it (not a test)::
+
+    .venv/bin/python bench/writers_bench.py                    # 100k observations, 16 clients
+    .venv/bin/python bench/writers_bench.py --size 10k --saves 300 --writes 60   # a quick look
+
+1. A store of ``--size`` synthetic observations (``bench/store_bench.py``'s cached build) is
+   copied to a temporary data dir.
+2. In-process: ``--saves`` saves through ``engram.memory.save.save_observation`` (one writer,
+   each save its own transaction), alternating one by one with raw single-row ``INSERT``s
+   that fire the same triggers (``store_bench.measure_saves``). The writer's rate is the
+   baseline of step 3; save / raw is the in-process figure (target <= 3x at 100k).
+3. HTTP: a real ``engram serve`` on a free loopback port; each of ``--clients`` threads
+   registers its session (``POST /sessions``) and then sends ``--writes`` ``POST
+   /observations`` the way a host's plugin does (session, project, type, a unique title), over
+   its own keep-alive connection. The rate is acknowledged writes per second of wall time;
+   the figure is that rate / the in-process writer's (target >= 1.5x with 16 clients).
+   Client p50/p95 and the server's CPU per write (its ``/proc`` rusage) are printed beside it.
+4. Checks: every acknowledged id is distinct and reads back with its own title, the project
+   holds exactly the acknowledged writes (nothing lost, nothing doubled), the FTS index finds
+   each of them, and ``PRAGMA integrity_check`` is ok. Any failure exits 1.
+5. Step 2 runs again after step 3, and the baseline is the mean of both runs (load drifts).
+
+The load average is printed at the start and the end. Loopback only; bounded in count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import socket
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from http_bench import p95, start_server
+from processes import cpu_seconds, load_average
+from store_bench import CACHE, build, measure_saves, parse_size
+
+from engram.store.db import Store
+
+PROJECT = "bench-writers"
+# Settings the server gets from the bench's environment (ENGRAM_SEARCH=lexical: no embedding).
+# Writes per client before the timed ones: the server loads its embedding model on the first.
+WARM_UP = 2
+PASSED_ENV = ("ENGRAM_SEARCH",)
+
+
+class PostClient:
+    """A lean HTTP/1.1 keep-alive client for JSON POSTs (it stands for a host's curl or fetch:
+    the bench's own CPU should go to the server, not to parsing answers)."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=60)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.buffer = b""
+
+    def post(self, path: str, payload: dict[str, object]) -> tuple[int, bytes]:
+        body = json.dumps(payload).encode()
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
+        self.sock.sendall(head.encode() + body)
+        while b"\r\n\r\n" not in self.buffer:
+            self._fill()
+        header, _, rest = self.buffer.partition(b"\r\n\r\n")
+        lines = header.split(b"\r\n")
+        length = next(
+            int(line.split(b":", 1)[1])
+            for line in lines
+            if line.lower().startswith(b"content-length:")
+        )
+        while len(rest) < length:
+            chunk = self.sock.recv(65_536)
+            if not chunk:
+                raise ConnectionError("engram serve closed the connection")
+            rest += chunk
+        self.buffer = rest[length:]
+        return int(lines[0].split()[1]), rest[:length]
+
+    def _fill(self) -> None:
+        chunk = self.sock.recv(65_536)
+        if not chunk:
+            raise ConnectionError("engram serve closed the connection")
+        self.buffer += chunk
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@dataclass
+class Writes:
+    acknowledged: list[tuple[int, str]] = field(default_factory=list)
+    latencies: list[float] = field(default_factory=list)
+    timed: int = 0  # acknowledged among the timed writes
+    errors: list[str] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def note(client: int, n: int, session: str, project: str = PROJECT) -> dict[str, str]:
+    """The observation client ``client`` writes at step ``n`` (an agent's discovery)."""
+    return {
+        "session_id": session,
+        "project": project,
+        "type": "discovery",
+        "title": f"writer {client} note {n}",
+        "content": f"what client {client} learned in step {n}: the cache key holds the route",
+        "tool_name": "bench",
+    }
+
+
+def in_process_writer(data_dir: Path, saves: int) -> tuple[float, float]:
+    """(saves/s, CPU ms per save) of one writer calling Engram's save in this process, with
+    the HTTP clients' notes and a session of its own (project ``PROJECT``-inproc, removed)."""
+    from engram.memory import save, sessions
+
+    project = f"{PROJECT}-inproc"
+    with Store.open(data_dir) as store:
+        sessions.start_session(store, "bench-inproc", project=project, directory="/")
+        wall, cpu = time.perf_counter(), time.process_time()
+        for n in range(saves):
+            save.save_observation(store, **note(0, n, "bench-inproc", project))  # type: ignore[arg-type]
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        with store.write() as conn:
+            conn.execute(
+                "DELETE FROM memory_relations WHERE source_id IN"
+                " (SELECT sync_id FROM observations WHERE project = ?)",
+                (project,),
+            )
+            conn.execute("DELETE FROM observations WHERE project = ?", (project,))
+            conn.execute("DELETE FROM sessions WHERE project = ?", (project,))
+    return saves / wall, cpu / saves * 1000
+
+
+def settle(pid: int, quiet_ms: float = 20.0, bound_s: float = 30.0) -> None:
+    """Wait until the server's start-up work (the MCP SDK loads in the background) is done:
+    two 0.3 s intervals in a row in which it used less than ``quiet_ms`` of CPU."""
+    deadline, quiet = time.monotonic() + bound_s, 0
+    while quiet < 2 and time.monotonic() < deadline:
+        before = cpu_seconds(pid)
+        time.sleep(0.3)
+        quiet = quiet + 1 if (cpu_seconds(pid) - before) * 1000 < quiet_ms else 0
+
+
+def _writer(port: int, index: int, writes: int, start: threading.Barrier, out: Writes) -> None:
+    client = PostClient(port)
+    session = f"bench-writer-{index}"
+    status, data = client.post("/sessions", {"id": session, "project": PROJECT, "directory": "/"})
+    if status not in (200, 201):
+        with out.lock:
+            out.errors.append(f"POST /sessions: {status} {data[:120]!r}")
+    for n in range(-WARM_UP, writes):
+        if n == 0:
+            start.wait()
+        payload = note(index, n, session)
+        title = payload["title"]
+        started = time.perf_counter()
+        try:
+            status, data = client.post("/observations", payload)
+        except OSError as exc:
+            status, data = 0, str(exc).encode()
+        elapsed = (time.perf_counter() - started) * 1000
+        with out.lock:
+            if n >= 0:
+                out.latencies.append(elapsed)
+            if status == 201:
+                out.timed += n >= 0
+                out.acknowledged.append((int(json.loads(data)["id"]), title))
+            else:
+                out.errors.append(f"POST /observations: {status} {data[:120]!r}")
+    client.close()
+
+
+def http_writes(port: int, pid: int, clients: int, writes: int) -> tuple[Writes, float, float]:
+    """(the writes, wall seconds, server CPU seconds) of ``clients`` concurrent writers."""
+    out = Writes()
+    start = threading.Barrier(clients + 1)
+    threads = [
+        threading.Thread(target=_writer, args=(port, i, writes, start, out)) for i in range(clients)
+    ]
+    for thread in threads:
+        thread.start()
+    start.wait()
+    cpu, started = cpu_seconds(pid), time.perf_counter()
+    for thread in threads:
+        thread.join()
+    return out, time.perf_counter() - started, cpu_seconds(pid) - cpu
+
+
+def check(data_dir: Path, acknowledged: list[tuple[int, str]]) -> list[str]:
+    """What is wrong with the stored writes (empty: nothing lost, nothing doubled)."""
+    problems = []
+    ids = [obs_id for obs_id, _ in acknowledged]
+    if len(set(ids)) != len(ids):
+        problems.append(f"{len(ids) - len(set(ids))} ids acknowledged twice")
+    with Store.open(data_dir) as store:
+        conn = store.connection
+        stored = dict(
+            conn.execute(
+                "SELECT id, title FROM observations WHERE project = ? AND deleted_at IS NULL",
+                (PROJECT,),
+            ).fetchall()
+        )
+        lost = [obs_id for obs_id, title in acknowledged if stored.get(obs_id) != title]
+        if lost:
+            problems.append(f"{len(lost)} acknowledged writes lost (e.g. id {lost[0]})")
+        if len(stored) != len(acknowledged):
+            problems.append(f"{len(stored)} rows stored for {len(acknowledged)} acknowledged")
+        indexed = conn.execute(
+            "SELECT count(*) FROM observations_fts WHERE observations_fts MATCH ?",
+            (f'"learned" AND project : "{PROJECT}"',),
+        ).fetchone()[0]
+        if indexed != len(acknowledged):
+            problems.append(f"the FTS index finds {indexed} of {len(acknowledged)} writes")
+        integrity = store.integrity_check()
+        if integrity != "ok":
+            problems.append(f"integrity_check: {integrity[:200]}")
+    return problems
+
+
+@dataclass
+class Baselines:
+    """One in-process run: the writer (saves/s, CPU ms per save) and save vs raw insert."""
+
+    writer: tuple[float, float]
+    saves: tuple[float, float, float]
+
+
+def baselines(data_dir: Path, saves: int) -> Baselines:
+    return Baselines(in_process_writer(data_dir, saves), measure_saves(data_dir, saves))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size", default="100k", help="observations in the store (10k, 100k)")
+    parser.add_argument("--cache", type=Path, default=CACHE, help="where built stores are kept")
+    parser.add_argument("--saves", type=int, default=600, help="in-process saves per run")
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--writes", type=int, default=150, help="POSTs per client")
+    args = parser.parse_args()
+    size = parse_size(args.size)
+    print(f"load average at the start: {load_average()}")
+    with contextlib.redirect_stdout(sys.stderr):
+        cached = build(size, args.cache)
+    with tempfile.TemporaryDirectory(prefix="engram-writers-bench-") as tmp:
+        data_dir, home = Path(tmp) / "data", Path(tmp) / "home"
+        home.mkdir()
+        shutil.copytree(cached, data_dir)
+        os.environ["ENGRAM_DATA_DIR"] = str(data_dir)  # the in-process saves' data dir too
+        in_process_writer(data_dir, 20)  # warm-up: the model loads, the caches fill
+        before = baselines(data_dir, args.saves)
+        passed = {k: v for k, v in os.environ.items() if k in PASSED_ENV}
+        process, port = start_server(data_dir, home, passed)
+        try:
+            settle(process.pid)
+            writes, wall, server_cpu = http_writes(port, process.pid, args.clients, args.writes)
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+        after = baselines(data_dir, args.saves)
+        problems = check(data_dir, writes.acknowledged) + writes.errors[:5]
+    report(size, args, (before, after), writes, wall, server_cpu)
+    for problem in problems:
+        print(f"FAILED: {problem}")
+    return 1 if problems else 0
+
+
+def report(
+    size: int,
+    args: argparse.Namespace,
+    runs: tuple[Baselines, Baselines],
+    writes: Writes,
+    wall: float,
+    server_cpu: float,
+) -> None:
+    """Print the figures with their baselines."""
+    before, after = runs
+    writer_rate = statistics.mean([before.writer[0], after.writer[0]])
+    save_rate = statistics.mean([before.saves[0], after.saves[0]])
+    raw_rate = statistics.mean([before.saves[1], after.saves[1]])
+    acked = writes.timed  # warm-up writes are checked, not timed
+    rate = acked / wall if wall else 0.0
+    print(f"\n{size:,} observations; in-process runs of {args.saves} saves before / after")
+    print(
+        f"in-process save: {before.saves[0]:,.0f} / {after.saves[0]:,.0f} saves/s, raw INSERT"
+        f" {before.saves[1]:,.0f} / {after.saves[1]:,.0f} transactions/s: save costs"
+        f" {raw_rate / save_rate:.2f}x the raw insert (CPU {before.saves[2]:.2f}x /"
+        f" {after.saves[2]:.2f}x; target <= 3x)"
+    )
+    print(
+        f"one in-process writer (the clients' notes): {before.writer[0]:,.0f} /"
+        f" {after.writer[0]:,.0f} saves/s, CPU {before.writer[1]:.2f} / {after.writer[1]:.2f}"
+        " ms per save"
+    )
+    print(
+        f"{args.clients} HTTP clients: {acked:,} writes in {wall:.1f} s = {rate:,.0f} writes/s,"
+        f" {rate / writer_rate:.2f}x one in-process writer ({writer_rate:,.0f}/s; target >= 1.5x)"
+    )
+    if writes.latencies:
+        print(
+            f"client latency p50 {statistics.median(writes.latencies):.1f} ms,"
+            f" p95 {p95(writes.latencies):.1f} ms; server CPU per write"
+            f" {server_cpu / max(acked, 1) * 1000:.2f} ms"
+        )
+    print(f"errors: {len(writes.errors)}; load average at the end: {load_average()}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -59,6 +59,11 @@ BENCHES: dict[str, tuple[str, list[str], list[str]]] = {
         ["--size", "10k", "--repeats", "50", "--mix", "100", "--clients", "16", "--seconds", "30"],
         ["--size", "1500", "--repeats", "5", "--mix", "12", "--clients", "4", "--requests", "12"],
     ),
+    "writers": (
+        "writers_bench.py",
+        ["--size", "100k", "--saves", "600", "--clients", "16", "--writes", "150"],
+        ["--size", "1500", "--saves", "20", "--clients", "4", "--writes", "5"],
+    ),
     "citations": (
         "citations_bench.py",
         ["--runs", "15"],

@@ -242,7 +242,7 @@ class Store:
         batcher = self._batcher
         # A caller already inside this store's lock (a read, a write) must not wait for a
         # batch whose leader needs that lock: it writes alone, as without group commit.
-        if batcher is None or (self._lock._is_owned() and not batcher.leads_batch()):
+        if batcher is None or (self._holds_lock() and not batcher.leads_batch()):
             with self.write() as conn:
                 return work(conn)
         return batcher.run(work)
@@ -271,6 +271,11 @@ class Store:
             finally:
                 with contextlib.suppress(sqlite3.Error):
                     conn.execute("COMMIT")
+
+    def _holds_lock(self) -> bool:
+        """Whether the calling thread is inside this store's lock (a read, a write)."""
+        owned: Callable[[], bool] = getattr(self._lock, "_is_owned")  # noqa: B009 (untyped)
+        return owned()
 
     def _in_batch(self) -> bool:
         """Whether the caller is a write the group-commit writer runs inside its transaction."""

@@ -21,8 +21,8 @@ import time
 
 from engram import lean_json
 from engram.errors import EngramError
-from engram.store import governed as sql
 from engram.store.datadir import write_private_file
+from engram.store.governed_presence import has_active_memories
 
 TYPE_CHECKING = False  # typing costs the hook path more than its work
 if TYPE_CHECKING:
@@ -46,8 +46,10 @@ def session_knowledge(
 ) -> str:
     """The fenced governed pack for a session of ``project`` ("" when it has none or nothing
     fits), served from the cache when its inputs are unchanged, else built and kept."""
-    if budget_tokens <= 0 or not sql.has_active_memories(conn, project):
+    if budget_tokens <= 0 or not has_active_memories(conn, project):
         return ""  # most projects have none: nothing to build, nothing to keep
+    from engram.store import governed as sql
+
     inputs = _inputs(conn, data_dir, project, objective, budget_tokens)
     path = os.path.join(data_dir, "hooks", CACHE_FILE)
     packs = _read(path)
@@ -84,6 +86,8 @@ def _inputs(
     conn: sqlite3.Connection, data_dir: str, project: str, objective: str, budget: int
 ) -> str:
     """Everything the pack is built from, as one canonical string."""
+    from engram.store import governed as sql
+
     today = time.strftime("%Y-%m-%d", time.gmtime())  # what KnowledgeBase.today() says
     rows = [
         {key: value for key, value in row.items() if key not in sql.COUNTERS}  # never shown

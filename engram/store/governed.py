@@ -15,7 +15,7 @@ Public API:
     list_visible(conn, project, today) -> list[dict]   active durable + unexpired working
     list_routable(conn, project, today, rowids) -> list[dict]   rules, notes and rowids
     get_rows(conn, rowids) -> list[dict]
-    has_active_memories(conn, project) -> bool   any active row visible from project (cheap)
+    (has_active_memories: engram.store.governed_presence, light for the hook path)
     list_all(conn) -> list[dict]
     fts_scores(conn, project, terms, limit) -> dict[int, float]   rowid -> bm25 (lower = better)
     bump_counter(conn, rowids, column)
@@ -180,16 +180,6 @@ def list_visible(conn: sqlite3.Connection, project: str, today: str) -> list[dic
             (project, today),
         )
     )
-
-
-def has_active_memories(conn: sqlite3.Connection, project: str) -> bool:
-    """Whether any active memory, durable or working (expired or not), is visible from
-    ``project``: one indexed probe, so a caller can skip loading when there is none."""
-    row = conn.execute(
-        "SELECT 1 FROM governed_memories WHERE project IN (?, '') AND status = 'active' LIMIT 1",
-        (project,),
-    ).fetchone()
-    return row is not None
 
 
 def list_routable(

@@ -15,6 +15,9 @@ Engram's bytecode is compiled first, as every documented install does (pip, pipx
 The store is built once under bench/.cache/ and reused (delete the folder to rebuild).
 `--governed` measures a copy of it where the project also has governed knowledge (approved
 conventions and a working note, as a project using the engram_* tools has).
+`--instructions` also counts the instructions one bare run and one in-process hook run execute
+(valgrind's callgrind, `PYTHONHASHSEED=0`): unlike wall or CPU time, the count barely moves
+with the machine's load, so it shows what a change to the hook path costs or saves.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import shutil
 import socket
@@ -178,6 +182,33 @@ def start_server(
     raise SystemExit("engram serve did not answer /health")
 
 
+def instructions(argv: list[str], stdin: bytes, env: dict[str, str], cwd: Path) -> int | None:
+    """Instructions one run of ``argv`` executes, counted by callgrind (None without valgrind)."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        return None
+    command = [valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv]
+    result = subprocess.run(
+        command, input=stdin, capture_output=True, env=dict(env, PYTHONHASHSEED="0"), cwd=cwd
+    )
+    found = re.search(r"Collected : (\d+)", result.stderr.decode(errors="replace"))
+    if result.returncode != 0 or found is None:
+        raise SystemExit(f"callgrind failed on {argv}: {result.stderr.decode()[-400:]}")
+    return int(found.group(1))
+
+
+def report_instructions(hook: list[str], stdin: bytes, env: dict[str, str], cwd: Path) -> None:
+    bare = instructions([sys.executable, "-c", "pass"], b"", env, cwd)
+    alone = instructions(hook, stdin, env, cwd)
+    if bare is None or alone is None:
+        print("instructions: valgrind not found (apt-get install valgrind to count them)")
+        return
+    print(
+        f"instructions (callgrind, one run each): python -c pass {bare / 1e6:.1f}M,"
+        f"  in-process {alone / 1e6:.1f}M  ratio {alone / bare:.2f}x"
+    )
+
+
 def report(label: str, times: list[float], bare: list[float]) -> None:
     p50, bare_p50 = statistics.median(times), statistics.median(bare)
     cpu = statistics.median(CPU[label][1:])
@@ -197,6 +228,11 @@ def main() -> None:
         "--governed",
         action="store_true",
         help="give the project governed knowledge too (approved rules and a working note)",
+    )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also count the instructions of one bare and one in-process run (callgrind)",
     )
     args = parser.parse_args()
 
@@ -282,6 +318,9 @@ def main() -> None:
         f"engram serve's own CPU per served hook: {served_cpu / args.runs * 1000:.1f} ms "
         "(work moved out of the hook process, not counted above)"
     )
+    if args.instructions:
+        payload["session_id"] = f"bench-{os.getpid()}-instructions"
+        report_instructions(hook, json.dumps(payload).encode(), alone, workspace)
     print(f"load average {load_average()} at the end")
 
 

@@ -35,7 +35,11 @@ MAX_LINES = 120  # of one bench's output kept in the doc
 # name: (script, standard arguments, --quick arguments). What needs more than the venv
 # (Postgres, Node, tmux) is left to its own bench and documented there.
 BENCHES: dict[str, tuple[str, list[str], list[str]]] = {
-    "hook": ("hook_bench.py", ["--runs", "15"], ["--runs", "2", "--observations", "200"]),
+    "hook": (
+        "hook_bench.py",
+        ["--runs", "15", "--instructions"],
+        ["--runs", "2", "--observations", "200"],
+    ),
     "mcp": (
         "mcp_bench.py",
         ["--sizes", "10000", "--spawns", "15", "--calls", "100"],

@@ -31,7 +31,8 @@ USAGE = "usage: engram hook <host>   (reads the host's hook JSON on stdin)"
 def _read_payload(raw: bytes) -> dict[str, Any]:
     if not raw.strip():
         return {}
-    payload = lean_json.loads(raw.decode("utf-8-sig", "replace"))
+    # What "utf-8-sig" decodes (one leading BOM dropped), without importing its codec module.
+    payload = lean_json.loads(raw.decode("utf-8", "replace").removeprefix("\ufeff"))
     if not isinstance(payload, dict):
         raise EngramError("hook.bad_input", "hook input is not a JSON object", "")
     return payload

@@ -123,6 +123,24 @@ def test_malformed_input_fails_open(sandbox: Sandbox, host: str, expected: bytes
     assert result.stderr.startswith(f"engram hook {host}:".encode())
 
 
+def test_a_byte_order_mark_before_the_event_is_read_past_once(sandbox: Sandbox) -> None:
+    from engram.memory.save import save_observation
+    from engram.store.db import Store
+
+    with Store.open(sandbox.data_dir) as store:
+        save_observation(store, title="Chose FTS5", content="why", project="shop")
+    event = json.dumps({"hook_event_name": "SessionStart", "session_id": "s"}).encode()
+    answered = run_hook(sandbox, "claude", b"\xef\xbb\xbf" + event, ENGRAM_PROJECT="shop")
+    assert answered.returncode == 0 and answered.stderr == b""
+    answer = json.loads(answered.stdout)["hookSpecificOutput"]
+    assert (
+        answer["hookEventName"] == "SessionStart" and "project: shop" in answer["additionalContext"]
+    )
+    twice = run_hook(sandbox, "claude", b"\xef\xbb\xbf" * 2 + event, ENGRAM_PROJECT="shop")
+    assert twice.returncode == 0 and twice.stdout == b""  # a second mark is bad input
+    assert b"BOM" in twice.stderr
+
+
 def test_an_unreadable_data_dir_fails_open_with_one_line(sandbox: Sandbox) -> None:
     payload = json.dumps(
         {"hook_event_name": "SessionStart", "session_id": "s", "cwd": str(sandbox.workspace)}

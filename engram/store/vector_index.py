@@ -43,6 +43,7 @@ REWRITE_MIN = 2000
 # Rows stamped this long before the watermark are read again: a transaction stamps its rows
 # before it commits, so a slow one can commit rows older than what a reader already saw.
 MARGIN = timedelta(seconds=10)
+REBUILD_SHARE = 4  # more fresh rows than 4x the threshold: rebuilt from the store alone
 SAMPLES = 16  # rows compared with the database when a file is opened
 MAX_CACHED_FILTERS = 16  # candidate sets kept per (project, type, scope), until a commit
 ATTEMPTS = 3
@@ -95,8 +96,7 @@ class VectorIndex:
             self._open(conn)
         else:
             self._read_fresh(conn)
-        assert self.base is not None
-        if len(self.fresh) > max(REWRITE_MIN, REWRITE_SHARE * len(self.base)):
+        if len(self.fresh) > self._rewrite_at():
             self.rebuild(conn)
 
     def _open(self, conn: sqlite3.Connection) -> None:
@@ -127,8 +127,13 @@ class VectorIndex:
                 if stored[rowid][1] != base.matrix[position].tobytes():
                     raise BadFile(f"row {rowid} differs from the database")
 
-    def _read_fresh(self, conn: sqlite3.Connection) -> None:
-        """Rows embedded since the watermark (less ``MARGIN``) that the file lacks."""
+    def _rewrite_at(self) -> float:
+        return max(REWRITE_MIN, REWRITE_SHARE * (len(self.base) if self.base else 0))
+
+    def _read_fresh(self, conn: sqlite3.Connection, share: float = 1.0) -> bool:
+        """Rows embedded since the watermark (less ``MARGIN``) that the file lacks; False
+        when it stopped early, past ``share`` times the rewrite threshold (memory stays
+        bounded after a large backfill: the rewrite then reads every row from the store)."""
         import numpy as np
 
         for page in vectors.vectors_of(conn, self.model, since=_minus(self.watermark, MARGIN)):
@@ -145,6 +150,9 @@ class VectorIndex:
                     continue
                 self.fresh[rowid] = (project, blob)
                 self._fresh_arrays = None
+            if len(self.fresh) > share * self._rewrite_at():
+                return False
+        return True
 
     def _same(self, position: int, blob: bytes) -> bool:
         assert self.base is not None
@@ -162,8 +170,9 @@ class VectorIndex:
 
         conn.execute("SAVEPOINT vector_index_build")
         try:
-            if self.base is not None:
-                self._read_fresh(conn)
+            if self.base is not None and not self._read_fresh(conn, REBUILD_SHARE):
+                # too much changed to tell which rows of the file are stale: all from the store
+                self.base, self.fresh, self._fresh_arrays = None, {}, None
             built = vector_build.build(conn, self, self.path)
         finally:
             conn.execute("RELEASE vector_index_build")

@@ -209,18 +209,25 @@ def test_an_edited_memory_is_scored_by_its_new_vector_in_a_new_process(tmp_path:
         assert _titles(store)[:1] == ["Leak"]
 
 
-def test_many_new_rows_rewrite_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("new", [5, 13])  # 13 > 4 x 3: the rewrite reads the store alone
+def test_many_new_rows_rewrite_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, new: int
+) -> None:
     monkeypatch.setattr(vector_index, "REWRITE_MIN", 3)
     monkeypatch.setattr(vector_index, "REWRITE_SHARE", 0.0)
     path = _built(tmp_path)
     with Store.open(tmp_path, env={}) as store:
-        _fill(store, project="ops", notes=[(f"deploy note {i}", "rolled out") for i in range(5)])
-        assert (
-            len(_titles(store, "rolled out", project="ops")) == 5
-        )  # the refresh sees 5 fresh rows: rewrite
-        assert _titles(store)[:1] == [LEAK[0]]
+        ids = store.connection.execute("SELECT id, title FROM observations").fetchall()
+        leak = next(rowid for rowid, title in ids if title == LEAK[0])
+        update_observation(store, leak, expected_project="shop", content="the grid again")
+        notes = [(f"deploy note {i}", "rolled out") for i in range(new - 1)]
+        _fill(store, project="ops", notes=[*notes, ("Leak", LEAK[1])])
+        assert len(_titles(store, "rolled out", project="ops")) == min(new - 1, 10)
+        assert _titles(store)[:1] == ["Leak"]  # the edited row's new vector, not the file's
     header, _ = _header(path)
-    assert header["count"] == len(NOTES) + 5 and header["spans"]["ops"] == [0, 5]
+    assert header["count"] == len(NOTES) + new and header["spans"]["ops"] == [0, new]
+    with Store.open(tmp_path, env={}) as store:
+        assert _titles(store)[:1] == ["Leak"]
 
 
 def test_a_vectors_symlink_or_file_is_not_followed(tmp_path: Path) -> None:

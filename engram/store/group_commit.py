@@ -15,7 +15,14 @@ touched and the embedding of one text. With group commit (:meth:`Store.group_com
   writes of the batch are kept;
 - :meth:`~GroupCommit.run` returns only after the ``COMMIT`` that made the write durable (WAL:
   a process killed right after loses nothing it acknowledged);
-- a failed ``COMMIT`` (a full disk) fails every write of the batch: none was acknowledged.
+- a failed ``COMMIT`` runs each write of the batch again in a transaction of its own, so
+  only a write that cannot commit fails (a full disk fails them all: none was acknowledged).
+
+Why a leader and not a writer thread of its own: both were measured (bench/writers_bench.py,
+docs/performance.md). The batches were as large and the CPU per write the same, but with a
+single writer thread every save's Python work runs on that one thread; with a leader, the
+other requests' threads parse and draft while the leader's SQLite statements release the GIL,
+and 16 clients got 1.2-2.7x the writes per second of the writer thread (five paired runs).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ the SDK and the other tool modules load at the first request that needs them.
 from __future__ import annotations
 
 import sys
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, BinaryIO
 
 if TYPE_CHECKING:
@@ -63,7 +63,8 @@ def _serve(options: ServerOptions) -> int:
     catalogue = load_catalogue()
     if catalogue is None:
         return _serve_sdk(options, reader, writer)
-    handover = QuickStart(catalogue, options).serve(reader, writer)
+    quick = QuickStart(catalogue, options)
+    handover = quick.serve(reader, writer)
     if handover is None:
         return 0  # stdin closed: everything received was answered
     return _serve_sdk(
@@ -72,6 +73,7 @@ def _serve(options: ServerOptions) -> int:
         writer,
         silent_ids=handover.silent_ids,
         announced_unknown=handover.announced_unknown,
+        front=quick.after_handover,
     )
 
 
@@ -82,6 +84,7 @@ def _serve_sdk(
     *,
     silent_ids: Collection[str] = (),
     announced_unknown: bool = False,
+    front: Callable[[bytes], bytes | None] | None = None,
 ) -> int:
     """Serve the rest of the connection with the MCP SDK (imported here, on first need)."""
     import logging
@@ -95,7 +98,7 @@ def _serve_sdk(
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="engram-mcp: %(message)s")
     server, engram = build_server(options, announced_unknown=announced_unknown)
     init_options = server.create_initialization_options()
-    transport = LineTransport(reader, writer, silent_ids)
+    transport = LineTransport(reader, writer, silent_ids, front)
 
     async def serve(read_stream, write_stream) -> None:  # type: ignore[no-untyped-def]
         await serve_both_eras(server, engram, read_stream, write_stream, init_options)

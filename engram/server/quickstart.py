@@ -61,9 +61,11 @@ class ReplayReader:
     def __init__(self, lines: list[bytes], stream: BinaryIO) -> None:
         self._lines = list(lines)
         self._stream = stream
+        self.replayed = False
 
     def readline(self) -> bytes:
-        """The next line, handover lines first."""
+        """The next line, handover lines first (``replayed`` says which the last one was)."""
+        self.replayed = bool(self._lines)
         if self._lines:
             return self._lines.pop(0)
         return self._stream.readline()
@@ -119,6 +121,17 @@ def load_catalogue(path: Path = CATALOGUE) -> dict[str, Any] | None:
 
 def _dump(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _parsed(line: bytes) -> dict[str, Any] | None:
+    """A JSON-RPC 2.0 object, or None for anything else."""
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        return None
+    return message
 
 
 def _plain_id(message: dict[str, Any]) -> bool:
@@ -211,20 +224,41 @@ class QuickStart:
         None when the SDK server must answer it."""
         if not line.strip():
             return b""
-        try:
-            message = json.loads(line)
-        except (ValueError, RecursionError):
+        message = _parsed(line)
+        if message is None:
             return None
-        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-            return None
-        method, params = message.get("method"), message.get("params")
         if "id" not in message:
-            if method == "notifications/initialized" and self.version and params is None:
+            if (
+                message.get("method") == "notifications/initialized"
+                and self.version
+                and message.get("params") is None
+            ):
                 self.replay.append(line)
                 return b""
             return None
+        return self._request(message, line)
+
+    def after_handover(self, line: bytes) -> bytes | None:
+        """Once the SDK serves the connection: the answer to a ``tools/list`` or a journal
+        ``tools/call`` known exactly here (None: the SDK answers). A later ``initialize``
+        goes to the SDK, which renegotiates; from then on only enveloped requests are served
+        here."""
+        message = _parsed(line)
+        if message is None or "id" not in message:
+            return None
+        method = message.get("method")
+        if method == "initialize":
+            self.version = None
+        # tools/list only once the --tools notes are out: the SDK must not print them twice.
+        listable = method == "tools/list" and (self.announced_unknown or not self.unknown)
+        if method != "tools/call" and not listable:
+            return None
+        return self._request(message, line)
+
+    def _request(self, message: dict[str, Any], line: bytes) -> bytes | None:
         if not _plain_id(message) or set(message) - {"jsonrpc", "id", "method", "params"}:
             return None
+        method, params = message.get("method"), message.get("params")
         if method == "initialize" and self.version is None and _plain_initialize(params):
             return self._initialize(message, line)
         if method == "tools/list" and self.version and params in (None, {}):

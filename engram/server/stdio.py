@@ -7,6 +7,9 @@ What it adds to the SDK's stdio transport:
 - when stdin closes, every request already received is answered before the process exits (the
   SDK's dispatcher cancels in-flight handlers at EOF, so we hold its input open until the last
   response has been written);
+- the quick path stays in front once the SDK serves the connection (``front``): a line it
+  answers exactly (``tools/list``, a journal ``tools/call``) never reaches the SDK, so those
+  calls cost what their work costs on every connection;
 - stdout carries only our JSON-RPC lines: fd 1 is pointed at stderr while we serve, so a stray
   ``print`` in a dependency cannot corrupt the wire.
 """
@@ -56,10 +59,16 @@ class LineTransport:
     """
 
     def __init__(
-        self, reader: ReadsLines, writer: BinaryIO, silent_ids: Collection[Any] = ()
+        self,
+        reader: ReadsLines,
+        writer: BinaryIO,
+        silent_ids: Collection[Any] = (),
+        front: Callable[[bytes], bytes | None] | None = None,
     ) -> None:
         self.reader = reader
         self.writer = writer
+        # The quick path's answers, tried first for every line not replayed from the handover.
+        self.front = front
         # Answers to requests the quick start replays (the client was already answered).
         self.silent_ids = frozenset(silent_ids)
         self.pending: Counter[Any] = Counter()
@@ -83,6 +92,8 @@ class LineTransport:
                 line = await anyio.to_thread.run_sync(self.reader.readline, abandon_on_cancel=True)
                 if not line:
                     break
+                if self._answered_in_front(line):
+                    continue
                 message = self._decode(line)
                 if message is not None:
                     await to_server.send(SessionMessage(message))
@@ -91,6 +102,16 @@ class LineTransport:
                 self.drained.set()
             with anyio.move_on_after(DRAIN_TIMEOUT_S):
                 await self.drained.wait()
+
+    def _answered_in_front(self, line: bytes) -> bool:
+        if self.front is None or getattr(self.reader, "replayed", False):
+            return False
+        answer = self.front(line)
+        if not answer:
+            return False
+        self.writer.write(answer)
+        self.writer.flush()
+        return True
 
     def _decode(self, line: bytes) -> types.JSONRPCMessage | None:
         text = line.decode("utf-8", errors="replace").strip()

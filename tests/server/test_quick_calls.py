@@ -7,6 +7,7 @@ store gives byte-identical lines through both paths; and every answer the quick 
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -47,6 +48,31 @@ READS: list[tuple[str, dict[str, Any]]] = [
     ("mem_save", {"title": "x", "content": "y" * (1024 * 1024 + 10)}),
     ("mem_update", {"id": "$A"}),
 ]
+
+
+# engram-mcp's main with the modules it ended up importing written to stderr at exit
+# (-X importtime misses modules loaded through importlib.import_module, as tools are).
+PROBE = """import atexit, sys
+atexit.register(lambda: sys.stderr.write("MODULES " + " ".join(sorted(sys.modules)) + "\\n"))
+from engram.server.main import main
+sys.exit(main([]))
+"""
+
+
+def _serve_and_list_modules(
+    sandbox: Sandbox, lines: list[str], **env: str
+) -> tuple[list[dict[str, Any]], set[str]]:
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        input=("\n".join(lines) + "\n").encode(),
+        capture_output=True,
+        env=sandbox.env(**env),
+        cwd=sandbox.workspace,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
+    marker = [line for line in proc.stderr.decode().splitlines() if line.startswith("MODULES ")]
+    return [json.loads(line) for line in proc.stdout.splitlines()], set(marker[-1].split()[1:])
 
 
 def _catalogue() -> dict[str, Any]:
@@ -177,23 +203,14 @@ def test_the_first_call_loads_neither_the_sdk_nor_other_tool_families(repo: Sand
     lines += [call(3, "mem_save", {"title": "Quick", "content": "saved before the SDK"})]
     lines += [call(4, "mem_search", {"query": "quick"})]
     lines += [modern(5, "tools/call", {"name": "mem_get_observation", "arguments": {"id": 1}})]
-    proc = subprocess.run(
-        [sys.executable, "-X", "importtime", ENGRAM_MCP],
-        input=("\n".join(lines) + "\n").encode(),
-        capture_output=True,
-        env=repo.env(ENGRAM_SEARCH="lexical"),
-        cwd=repo.workspace,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
-    answers = [json.loads(line) for line in proc.stdout.splitlines()]
+    answers, modules = _serve_and_list_modules(repo, lines, ENGRAM_SEARCH="lexical")
     assert [a["id"] for a in answers] == [0, 1, 2, 3, 4, 5]
     assert all(a["result"]["structuredContent"]["ok"] for a in answers[2:]), answers
     assert "saved before the SDK" in json.dumps(answers[4]["result"])
-    imported = [line.split("|")[-1].strip() for line in proc.stderr.decode().splitlines()]
+    assert {"engram.server.mem_tools.recall", "engram.server.mem_tools.journal"} <= modules
     heavy = [
         m
-        for m in imported
+        for m in modules
         if m.split(".")[0] in ("mcp", "mcp_types", "pydantic", "pydantic_core", "anyio", "numpy")
         or m.startswith(("engram.server.app", "engram.server.governed", "engram.server.dispatch"))
         or m.startswith(("engram.server.mem_tools.curation", "engram.server.mem_tools.projects"))
@@ -235,3 +252,42 @@ def test_the_listing_order_does_not_depend_on_which_family_loaded_first() -> Non
 
 
 __all__ = ["fresh_tool_state"]
+
+
+def _sdk_connection(lines: list[dict[str, Any]], front: bool) -> list[bytes]:
+    """What ``_serve_sdk`` writes for ``lines`` after a quick start handed over at the first,
+    with or without the quick path kept in front."""
+    from engram.server.main import _serve_sdk
+    from engram.server.quickstart import ReplayReader
+
+    quick = QuickStart(_catalogue(), ServerOptions())
+    stream = io.BytesIO(b"".join(json.dumps(line).encode() + b"\n" for line in lines))
+    writer = io.BytesIO()
+    handover = quick.serve(stream, writer)
+    assert handover is not None
+    reader = ReplayReader(handover.lines, stream)
+    after = quick.after_handover if front else None
+    _serve_sdk(ServerOptions(), reader, writer, silent_ids=handover.silent_ids, front=after)
+    return sorted(writer.getvalue().splitlines())
+
+
+def test_after_a_handover_the_quick_path_answers_the_same_bytes(repo: Sandbox) -> None:
+    names = _seed()
+    lines = [*handshake("2025-06-18"), {"jsonrpc": "2.0", "id": 1, "method": "ping"}]
+    for rid, (name, arguments) in enumerate(READS, start=10):
+        lines.append(_line(rid, name, _substitute(arguments, names), "2025-06-18"))
+        lines.append(_line(rid + 100, name, _substitute(arguments, names), MODERN))
+    lines.append({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    assert _sdk_connection(lines, front=True) == _sdk_connection(lines, front=False)
+
+
+def test_after_a_handover_journal_calls_still_skip_the_sdk_tool_registry(repo: Sandbox) -> None:
+    lines = [*initialize(0), request(1, "ping"), call(2, "mem_search", {"query": "none"})]
+    answers, modules = _serve_and_list_modules(repo, lines, ENGRAM_SEARCH="lexical")
+    assert [a["id"] for a in answers] == [0, 1, 2]
+    assert answers[2]["result"]["structuredContent"]["ok"] is True
+    assert "mcp" in modules  # the SDK serves ping...
+    # ...but the search ran on the quick path: the SDK's registry would load every family.
+    assert "engram.server.mem_tools.recall" in modules
+    assert "engram.server.mem_tools.curation" not in modules
+    assert "engram.server.governed" not in modules

@@ -5,7 +5,9 @@ What a host waits for when it starts a session: spawn -> ``initialize`` ->
 for three sequences, taken in turn every round (the first round is a warm-up, not counted):
 
 - ``engram-mcp`` whose first call is ``mem_context``;
-- ``engram-mcp`` whose first call is ``mem_search`` (a mid-frequency word);
+- ``engram-mcp`` whose first call is ``mem_search`` (a mid-frequency word), with semantic
+  recall on when the ``[semantic]`` extra is installed, and once more with it off
+  (``ENGRAM_SEARCH=lexical``, what a base install searches with);
 - ``@modelcontextprotocol/server-memory`` (Node) whose first call is ``search_nodes`` (same word);
 
 each on its own copy of a store seeded with the same N items (bench/peers_seed.py: Engram's
@@ -14,7 +16,8 @@ the rounds of: wall time from spawn to the first tool answer; the process's CPU 
 from ``wait4`` once it has exited after stdin closed, so only that process and its whole life);
 its RSS right after the first answer (``/proc/<pid>/status`` VmRSS) and its peak RSS; and the
 ratios against the Node server measured in the same run, with the load average before and
-after. Engram's bytecode is compiled first, as every documented install does.
+after. Engram's bytecode (and the venv's site-packages') is compiled first, as every
+documented install does.
 
     .venv/bin/python bench/first_answer_bench.py                 # 15 rounds at 10k
     .venv/bin/python bench/first_answer_bench.py --rounds 3 --size 1000
@@ -82,6 +85,15 @@ def sequences(term: str) -> list[Sequence]:
             "mem_search",
             {"query": term, "limit": 10},
         ),
+        Sequence(
+            "engram-mcp mem_search, lexical",
+            engram,
+            lexical_env,
+            peers_seed.seed_engram,
+            "engram-mcp",
+            "mem_search",
+            {"query": term, "limit": 10},
+        ),
     ]
     node = peers_setup.node_memory()
     if node:
@@ -99,9 +111,15 @@ def sequences(term: str) -> list[Sequence]:
     return found
 
 
-def seeded(seq: Sequence, size: int) -> Path:
+def lexical_env(folder: Path) -> dict[str, str]:
+    """Engram's environment with semantic recall off (``ENGRAM_SEARCH=lexical``): what a base
+    install without the ``[semantic]`` extra searches with."""
+    return {**peers_seed.engram_env(folder), "ENGRAM_SEARCH": "lexical"}
+
+
+def seeded(seq: Sequence, size: int, cache: Path) -> Path:
     """The seeded store for ``seq`` (built once; the same folders bench/peers_bench.py uses)."""
-    folder = CACHE / "seeded" / f"{seq.store}-{size}"
+    folder = cache / "seeded" / f"{seq.store}-{size}"
     if not (folder / "seeded.json").exists():
         say(f"first-answer: seeding {size} items for {seq.store} ...")
         shutil.rmtree(folder, ignore_errors=True)
@@ -111,12 +129,23 @@ def seeded(seq: Sequence, size: int) -> Path:
     return folder
 
 
-def working_copy(seq: Sequence, source: Path) -> Path:
+def working_copy(seq: Sequence, source: Path, cache: Path) -> Path:
     """A private copy of the seeded store, so no run sees another's writes or WAL."""
-    target = CACHE / "runs" / "first-answer" / seq.label.split()[0] / seq.tool
+    name = seq.label.replace(" ", "-").replace(",", "").replace("(", "").replace(")", "")
+    target = cache / "runs" / "first-answer" / name
     shutil.rmtree(target, ignore_errors=True)
     shutil.copytree(source, target, ignore=shutil.ignore_patterns("home"))
     return target
+
+
+def compile_dependencies() -> None:
+    """Byte-compile the venv's site-packages, as pip does at install (uv only when asked):
+    without it an interpreter under ``PYTHONDONTWRITEBYTECODE=1`` compiles numpy and the
+    tokenizer bindings on every first semantic search."""
+    import compileall
+    import sysconfig
+
+    compileall.compile_dir(sysconfig.get_paths()["purelib"], quiet=2, workers=1)
 
 
 def rss_kib(pid: int) -> int:
@@ -179,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--size", default="10k", help="seeded items (1k, 10k, 2500)")
+    parser.add_argument("--cache", type=Path, default=CACHE, help="where seeded stores are kept")
     args = parser.parse_args(argv)
     try:
         size = parse_size(args.size)
@@ -186,12 +216,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
     print(f"load average {load_average()} at the start (1/5/15 min, {os.cpu_count()} cores)")
     missing = compile_bytecode()
-    print(f"bytecode: compiled first ({missing} Engram modules lacked it)")
+    compile_dependencies()
+    print(f"bytecode: compiled first ({missing} Engram modules lacked it; site-packages too)")
     term = corpus.term_at_rank(TERM_RANK)
     all_seqs = sequences(term)
     if not any("Node" in s.label for s in all_seqs):
         say("first-answer: no Node server to compare with; printing Engram's figures alone")
-    folders = {s.label: working_copy(s, seeded(s, size)) for s in all_seqs}
+    folders = {s.label: working_copy(s, seeded(s, size, args.cache), args.cache) for s in all_seqs}
     say(f"first-answer: {args.rounds} rounds of {len(all_seqs)} sequences ...")
     measure(all_seqs, folders, args.rounds)
     report(all_seqs, args.rounds, size)

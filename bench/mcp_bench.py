@@ -118,12 +118,31 @@ def build_store(count: int, cache: Path) -> Path:
     return data_dir
 
 
+def project_folder(cache: Path) -> Path:
+    """The folder the server runs in: a git repository of its own whose remote names the first
+    project, as a clone has. (The cache sits inside Engram's checkout: without a repository of
+    its own, detection found the checkout's repository and every search was filtered to a
+    project with no rows.)"""
+    folder = cache / "projects" / PROJECTS[0]
+    if not (folder / ".git").exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "init", "-q", str(folder)], check=True)
+        remote = f"https://git.example.invalid/team/{PROJECTS[0]}.git"
+        subprocess.run(["git", "-C", str(folder), "remote", "add", "origin", remote], check=True)
+    return folder
+
+
 def confirm_folder(data_dir: Path, folder: Path) -> None:
     """Bind ``folder`` to its project in ``data_dir``, as `engram init --confirm` run there
-    does (a cache left by an older bench may be bound to a folder that no longer exists)."""
+    does (a cache left by an older bench may be bound to a folder that no longer exists), and
+    check that the server will search the project the in-process baseline searches."""
+    from engram.memory.project import detect_project
     from engram.memory.project_binding import confirm_here
 
     confirm_here(data_dir, folder)
+    detected = detect_project(folder).project
+    if detected != PROJECTS[0]:
+        raise SystemExit(f"mcp_bench: {folder} is detected as {detected!r}, not {PROJECTS[0]!r}")
 
 
 class Live:
@@ -239,21 +258,31 @@ def search_queries(words: list[str], rng: random.Random, calls: int) -> list[tup
     return queries
 
 
-def in_process_search_cpu(data_dir: Path, queries: list[tuple[str, str]]) -> float:
-    """CPU seconds per call of the same searches through ``engram.memory.search`` in this
-    process (same store, same project filter, after one warm-up call)."""
-    from engram.memory.search import search
-    from engram.store.db import Store
+class InProcess:
+    """The same searches through ``engram.memory.search`` in this process (same store, same
+    project filter), timed one at a time so they can be interleaved with the server's."""
 
-    store = Store.open(data_dir)
-    try:
-        search(store, "warmup", project=PROJECTS[0], limit=10)
+    def __init__(self, data_dir: Path) -> None:
+        from engram.memory.search import search
+        from engram.store.db import Store
+
+        self.search = search
+        self.store = Store.open(data_dir)
+        self.cpu = 0.0
+        self.calls = 0
+        self.search(self.store, "warmup", project=PROJECTS[0], limit=10)
+
+    def run(self, query: str) -> None:
+        """One search, its CPU time added up."""
         start = time.process_time()
-        for _, query in queries:
-            search(store, query, project=PROJECTS[0], limit=10)
-        return (time.process_time() - start) / max(1, len(queries))
-    finally:
-        store.close()
+        self.search(self.store, query, project=PROJECTS[0], limit=10)
+        self.cpu += time.process_time() - start
+        self.calls += 1
+
+    def per_call(self) -> float:
+        """CPU seconds per search."""
+        self.store.close()
+        return self.cpu / max(1, self.calls)
 
 
 def print_search_cpu(server: float, in_process: float) -> None:
@@ -275,8 +304,7 @@ def measure_round_trips(
     # The folder the server runs in is kept with the cached store: the store binds its project
     # to the first folder that uses it (project-bindings.json), so a fresh temporary folder per
     # run would be refused on the second run (``project.unconfirmed``).
-    project_dir = cache / "projects" / PROJECTS[0]
-    project_dir.mkdir(parents=True, exist_ok=True)
+    project_dir = project_folder(cache)
     data_dir = build_store(size, cache)
     confirm_folder(data_dir, project_dir)
     live = Live(ENGRAM_MCP, {**env, "ENGRAM_DATA_DIR": str(data_dir)}, project_dir)
@@ -284,11 +312,15 @@ def measure_round_trips(
     queries = search_queries(words, rng, calls)
     searches: list[float] = []
     by_band: dict[str, list[float]] = {name: [] for name in BANDS}
+    # Each query through the server, then the same query in-process: interleaved, so both
+    # figures see the same load.
+    in_process = InProcess(data_dir)
     server_before = cpu_seconds(live.proc.pid)
     for name, query in queries:
         elapsed = live.call("mem_search", {"query": query})
         searches.append(elapsed)
         by_band[name].append(elapsed)
+        in_process.run(query)
     server_cpu = (cpu_seconds(live.proc.pid) - server_before) / max(1, len(queries))
     saves = []
     for n in range(calls):
@@ -300,7 +332,7 @@ def measure_round_trips(
         f"\n{size:,} observations ({len(PROJECTS)} projects, search filtered to one), "
         f"load average {load_average()}:"
     )
-    print_search_cpu(server_cpu, in_process_search_cpu(data_dir, queries))
+    print_search_cpu(server_cpu, in_process.per_call())
     for name, values in by_band.items():
         if not values:  # fewer calls than bands
             continue

@@ -42,8 +42,15 @@ BENCHES: dict[str, tuple[str, list[str], list[str]]] = {
     ),
     "mcp": (
         "mcp_bench.py",
-        ["--sizes", "10000", "--spawns", "15", "--calls", "100"],
+        ["--sizes", "1000,10000,100000", "--spawns", "15", "--calls", "300"],
         ["--sizes", "200", "--spawns", "1", "--calls", "3"],
+    ),
+    # Beside the Node reference server when scripts/install-host-clis installed it (else
+    # Engram's figures alone, saying so).
+    "first-answer": (
+        "first_answer_bench.py",
+        ["--rounds", "15"],
+        ["--rounds", "1", "--size", "200"],
     ),
     "serve-start": ("serve_start_bench.py", ["--runs", "10"], ["--runs", "1"]),
     "store": (

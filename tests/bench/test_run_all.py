@@ -37,7 +37,7 @@ def test_unknown_bench_is_one_line_and_writes_nothing(sandbox: Sandbox, tmp_path
     result = run(sandbox, doc, "--only", "nosuch")
     assert result.returncode == 2
     assert result.stdout.strip().splitlines() == [
-        "error: unknown bench nosuch (known: hook, mcp, serve-start, store, conflicts, sync, "
-        "autosync, http, writers, citations)"
+        "error: unknown bench nosuch (known: hook, mcp, first-answer, serve-start, store, "
+        "conflicts, sync, autosync, http, writers, citations)"
     ]
     assert doc.read_text() == DOC

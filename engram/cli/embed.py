@@ -57,6 +57,7 @@ def embed_command(
     if status.on:
         typer.echo(f"model {status.model}: {status.embedded} memories embedded")
         typer.echo(f"vector search: {status.backend}")
+        typer.echo(status.index)
     for model, count in status.other_models.items():
         typer.echo(
             f"{count} memories carry vectors of {model}, which search does not mix in:"

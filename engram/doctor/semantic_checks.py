@@ -11,7 +11,9 @@ from engram.errors import EngramError
 
 def check_semantic(ctx: DoctorContext) -> Iterator[Finding]:
     """``semantic.recall``: one line, on (model, vector backend) or off (why, how to turn it
-    on); ``semantic.coverage``: memories without a vector of the current model."""
+    on); ``semantic.index``: the vector index file (a damaged or foreign one is a warning:
+    the next search rebuilds it); ``semantic.coverage``: memories without a vector of the
+    current model."""
     from engram.memory.embedding import status
     from engram.store.db import Store
 
@@ -32,6 +34,9 @@ def check_semantic(ctx: DoctorContext) -> Iterator[Finding]:
         f"semantic recall is on: {state.model}, {state.embedded} memories embedded;"
         f" vector search: {state.backend}",
     )
+    if state.index:
+        severity = Severity.PASS if state.index_ok else Severity.WARN
+        yield Finding("semantic.index", severity, state.index)
     for model, count in state.other_models.items():
         yield Finding(
             "semantic.model_changed",

@@ -29,6 +29,8 @@ class EmbeddingStatus:
     missing: int  # live rows without one (never embedded, edited, or another model's)
     other_models: dict[str, int] = field(default_factory=dict)
     backend: str = ""
+    index: str = ""  # the vector index file: where, how big, or why it will be rebuilt
+    index_ok: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
@@ -40,6 +42,8 @@ class EmbeddingStatus:
             "missing": self.missing,
             "other_models": self.other_models,
             "backend": self.backend,
+            "index": self.index,
+            "index_ok": self.index_ok,
         }
 
 
@@ -52,12 +56,15 @@ def _recall(store: Store) -> semantic.SemanticRecall:
 def status(store: Store) -> EmbeddingStatus:
     """The store's semantic recall status (counts are of live observations)."""
     from engram.semantic.embedder import model_label
-    from engram.store.vector_index import backend
+    from engram.store.vector_index import backend, describe_file
 
     choice = _recall(store).choice()
+    label = model_label(choice.embedder) if choice.embedder is not None else None
+    index_ok, index = True, ""
     with store.locked() as conn:
         counts = vectors.model_counts(conn)
-    label = model_label(choice.embedder) if choice.embedder is not None else None
+        if choice.on and choice.embedder is not None and label is not None:
+            index_ok, index = describe_file(conn, label, choice.embedder.dimension)
     embedded = counts.get(label, 0) if label else 0
     others = {str(k): v for k, v in counts.items() if k is not None and k != label}
     missing = sum(counts.values()) - embedded
@@ -65,8 +72,9 @@ def status(store: Store) -> EmbeddingStatus:
     if _recall(store).last_error:
         reason += f"; last embedding failed: {_recall(store).last_error}"
     return EmbeddingStatus(
-        choice.on, reason, label, embedded, missing, others, backend() if choice.on else ""
-    )
+        choice.on, reason, label, embedded, missing, others,
+        backend() if choice.on else "", index, index_ok,
+    )  # fmt: skip
 
 
 def backfill(store: Store, *, progress: Callable[[int, int], None] | None = None) -> int:

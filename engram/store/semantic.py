@@ -19,6 +19,7 @@ TYPE_CHECKING = False  # typing costs the hook path more than its work
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from contextlib import AbstractContextManager
+    from pathlib import Path
 
     from engram.semantic.choice import SemanticChoice
     from engram.store.vector_index import Nearest, VectorIndex
@@ -184,23 +185,30 @@ class SemanticRecall:
         )
 
 
-def _new_index(conn: sqlite3.Connection, model: str, dimension: int) -> VectorIndex:
-    """The index of ``model`` for ``conn``, its file in ``<data dir>/vectors`` (none for a
-    database in memory)."""
+def index_location(conn: sqlite3.Connection) -> tuple[Path | None, list[int]]:
+    """Where ``conn``'s vector index file goes (``<data dir>/vectors``) and the database
+    file's identity; ``(None, [])`` for a database in memory."""
     from pathlib import Path
 
     from engram.store.vector_file import FOLDER, database_identity
-    from engram.store.vector_index import VectorIndex
 
     row = conn.execute("SELECT file FROM pragma_database_list WHERE name = 'main'").fetchone()
     if not row or not row[0]:
-        return VectorIndex(model, dimension)
+        return None, []
     database = Path(row[0])
     try:
-        identity = database_identity(database)
+        return database.parent / FOLDER, database_identity(database)
     except OSError:
-        return VectorIndex(model, dimension)
-    return VectorIndex(model, dimension, database.parent / FOLDER, identity)
+        return None, []
+
+
+def _new_index(conn: sqlite3.Connection, model: str, dimension: int) -> VectorIndex:
+    """The index of ``model`` for ``conn``, its file in ``<data dir>/vectors`` (none for a
+    database in memory)."""
+    from engram.store.vector_index import VectorIndex
+
+    folder, identity = index_location(conn)
+    return VectorIndex(model, dimension, folder, identity)
 
 
 def attach(

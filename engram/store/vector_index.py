@@ -431,6 +431,27 @@ def _members(ids: npt.NDArray[np.int64], allowed: npt.NDArray[np.int64]) -> npt.
     return np.asarray(allowed[where] == ids)
 
 
+def describe_file(conn: sqlite3.Connection, model: str, dimension: int) -> tuple[bool, str]:
+    """Whether the index file of ``model`` is usable as it is, and one line saying so (doctor
+    and ``engram embed``); nothing is written or rebuilt here."""
+    from engram.store.semantic import index_location
+
+    folder, database = index_location(conn)
+    if folder is None:
+        return True, "vector index: in memory (the database is not a file)"
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        return False, f"vector index: in memory ({folder} is not a plain folder)"
+    path = vector_file.path_for(folder, model)
+    if not path.exists():
+        return True, f"vector index: none yet (the next hybrid search writes {path})"
+    try:
+        found = vector_file.open_file(path, model=model, dimension=dimension, database=database)
+    except BadFile as exc:
+        return False, f"vector index {path}: the next search rebuilds it ({exc})"
+    size = path.stat().st_size / 2**20
+    return True, f"vector index {path}: {len(found):,} vectors, {size:.1f} MB"
+
+
 SCAN = "exact int8 scan of the memory-mapped index file in <data dir>/vectors (numpy)"
 
 

@@ -21,6 +21,7 @@ from engram.memory.search import search
 from engram.store import vector_file, vector_index
 from engram.store.db import Store
 from engram.store.semantic import of
+from engram.testing import Sandbox
 
 LEAK = ("Memory leak in the worker", "resident memory grew until the container was killed")
 NOTES = [
@@ -247,3 +248,30 @@ def test_a_vectors_symlink_or_file_is_not_followed(tmp_path: Path) -> None:
         _fill(store)
         assert _titles(store)[:1] == [LEAK[0]]
     assert (plain / "vectors").read_text() == "not a folder"
+
+
+def test_doctor_and_embed_report_the_index_file(sandbox: Sandbox) -> None:
+    import subprocess
+    import sys
+
+    def engram(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "engram.cli.entry", *args], capture_output=True, text=True,
+            env=sandbox.env(), cwd=sandbox.workspace, timeout=120,
+        )  # fmt: skip
+        assert "Traceback" not in done.stderr
+        return done.stdout
+
+    with Store.open(sandbox.data_dir, env={}) as store:
+        _fill(store)
+    assert "vector index: none yet (the next hybrid search writes" in engram("embed")
+    with Store.open(sandbox.data_dir, env={}) as store:
+        _titles(store)
+    path = _index_file(sandbox.data_dir)
+    report = engram("doctor", "--check", "semantic")
+    assert f"vector index {path}: 4 vectors" in report
+    path.write_bytes(path.read_bytes()[:-10])
+    report = engram("doctor", "--check", "semantic")
+    line = next(line for line in report.splitlines() if "vector index" in line)
+    assert "the next search rebuilds it" in line and "truncated" in line
+    assert path.stat().st_size > 0  # doctor only looks: nothing rebuilt or removed

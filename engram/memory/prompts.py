@@ -1,25 +1,30 @@
-"""What the user asked: prompts saved with the same redaction and byte limit as observations."""
+"""What the user asked: prompts saved with the same redaction and byte limit as observations.
+
+On the hook path (a prompt hook saves every prompt): it imports neither the save nor the search
+stack, nor ``dataclasses`` or ``typing``.
+"""
 
 from __future__ import annotations
-
-from dataclasses import asdict, dataclass
-from datetime import datetime
-from typing import Any
 
 from engram.memory import checks
 from engram.memory.clock import stamp, utc_now
 from engram.memory.redaction import clean, content_limit
-from engram.memory.save import ensure_session
-from engram.memory.search import build_query, clamp_limit
+from engram.memory.sessions import ensure_session
 from engram.store import prompts
-from engram.store.db import Store
-from engram.store.records import Prompt
+from engram.store.records import Prompt, record
+
+TYPE_CHECKING = False  # typing costs the hook path more than its work
+if TYPE_CHECKING:
+    from datetime import datetime
+    from typing import Any
+
+    from engram.store.db import Store
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 50
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PromptResult:
     """A saved prompt and the byte limit's verdict."""
 
@@ -32,11 +37,15 @@ class PromptResult:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (``id`` at top level)."""
-        data = asdict(self)
-        data["prompt"] = self.prompt.to_dict()  # a record, not a dataclass
-        data["id"] = self.prompt.id
-        data["warnings"] = list(self.warnings)
-        return data
+        return {
+            "prompt": self.prompt.to_dict(),
+            "truncated": self.truncated,
+            "original_bytes": self.original_bytes,
+            "limit_bytes": self.limit_bytes,
+            "redacted": self.redacted,
+            "warnings": list(self.warnings),
+            "id": self.prompt.id,
+        }
 
 
 def save_prompt(
@@ -73,6 +82,8 @@ def save_prompt(
 
 def recent_prompts(store: Store, *, project: str | None, limit: int | None = None) -> list[Prompt]:
     """Newest prompts first (every project when ``project`` is None)."""
+    from engram.memory.search import clamp_limit
+
     with store.read() as conn:
         return prompts.recent(
             conn, project=project, limit=clamp_limit(limit, DEFAULT_LIMIT, MAX_LIMIT)
@@ -87,6 +98,8 @@ def search_prompts(
     Raises:
         EngramError: ``memory.empty_query``, ``memory.bad_mode``.
     """
+    from engram.memory.search import build_query, clamp_limit
+
     query = build_query(text, mode)
     with store.read() as conn:
         return prompts.search(

@@ -23,13 +23,14 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from engram.errors import EngramError
 from engram.memory import checks
 from engram.memory.clock import stamp, utc_now
 from engram.memory.redaction import CleanText, clean, content_limit, redact
 from engram.memory.relations import Candidate, surface_candidates
 from engram.memory.review import review_after_for, state_of
-from engram.store import observations, sessions
+from engram.memory.sessions import default_session_id as default_session_id
+from engram.memory.sessions import ensure_session
+from engram.store import observations
 from engram.store.db import Store
 from engram.store.records import Observation
 
@@ -83,11 +84,6 @@ class SaveResult:
 def normalized_hash(content: str) -> str:
     """The dedup hash: SHA-256 of the content with whitespace collapsed and case folded."""
     return hashlib.sha256(" ".join(content.split()).casefold().encode("utf-8")).hexdigest()
-
-
-def default_session_id(project: str) -> str:
-    """The session that holds saves made outside any agent session (``engram save``)."""
-    return f"manual-save-{project}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,59 +272,3 @@ def _reload(conn: sqlite3.Connection, obs_id: int) -> Observation:
     observation = observations.get(conn, obs_id)
     assert observation is not None
     return observation
-
-
-def ensure_session(
-    conn: sqlite3.Connection, session_id: str | None, project: str, now: datetime
-) -> str:
-    """The session a write belongs to, creating the project's manual-save session if needed.
-
-    A named session must exist; an unowned one adopts ``project``; one owned by another
-    project is refused. Writing into an ended session never reopens it.
-    """
-    if session_id is None or not session_id.strip():
-        sid = default_session_id(project)
-        if sessions.get(conn, sid) is None:
-            sessions.create(conn, sid, project=project, directory="", now=stamp(now))
-        return sid
-    sid = session_id.strip()
-    session = sessions.get(conn, sid)
-    if session is None:
-        raise EngramError(
-            "memory.unknown_session",
-            f"session {sid!r} does not exist",
-            "start it first (mem_session_start) or omit session_id",
-            session_id=sid,
-        )
-    if not session.project:
-        _adopt(conn, sid, project)
-    elif session.project != project:
-        raise EngramError(
-            "memory.session_project_mismatch",
-            f"session {sid!r} belongs to project {session.project!r}, not {project!r}",
-            "save without project (the session decides) or use a session of that project",
-            session_id=sid,
-            owner_project=session.project,
-            requested_project=project,
-        )
-    return sid
-
-
-def _adopt(conn: sqlite3.Connection, session_id: str, project: str) -> None:
-    """An unowned (legacy) session adopts the write's project — unless it already parents a
-    record of another project, which adopting would split from it (seed 003)."""
-    from engram.store.ownership import dependent_projects, foreign_dependents
-
-    if foreign_dependents(conn, session_id, project):
-        owners = dependent_projects(conn, session_id)
-        owner = next((o for o in owners if o != project), project)
-        raise EngramError(
-            "project.ownership_ambiguous",
-            f"session {session_id!r} has no project but holds records of {', '.join(owners)}; "
-            f"writing {project!r} into it would split them. Nothing was written",
-            f"engram projects rescue-ownership --project {owner} --session {session_id}",
-            session_id=session_id,
-            project=project,
-            owner_projects=owners,
-        )
-    sessions.adopt_project(conn, session_id, project)

@@ -124,7 +124,7 @@ out = sys.stdout = io.StringIO()
 main(["hook", "claude"])
 modules = sorted(sys.modules)
 import json
-answer = json.loads(out.getvalue())["hookSpecificOutput"]["additionalContext"]
+answer = json.loads(out.getvalue() or "{}").get("hookSpecificOutput", {}).get("additionalContext", "")
 sys.__stdout__.write(json.dumps({"answer": answer, "modules": modules}))
 """
 
@@ -150,8 +150,9 @@ def _clone_with_memories(sandbox: Sandbox, *, cite: bool) -> None:
     confirm_here(sandbox.data_dir, workspace)
 
 
-def _session_start_in(sandbox: Sandbox) -> tuple[str, set[str]]:
+def _session_start_in(sandbox: Sandbox, **event: str) -> tuple[str, set[str]]:
     payload = {"hook_event_name": "SessionStart", "session_id": "s1", "cwd": str(sandbox.workspace)}
+    payload.update(event)
     result = subprocess.run(
         [sys.executable, "-c", CLONE_CHILD],
         input=json.dumps(payload),
@@ -181,3 +182,20 @@ def test_a_served_memory_that_cites_code_loads_the_citation_checks(sandbox: Sand
     answer, modules = _session_start_in(sandbox)
     assert "Cart 9" in answer
     assert "engram.memory.citations.checking" in modules
+
+
+def test_a_prompt_is_saved_without_the_save_or_search_stack(sandbox: Sandbox) -> None:
+    from engram.memory.prompts import recent_prompts
+    from engram.store.db import Store
+
+    _clone_with_memories(sandbox, cite=False)
+    _session_start_in(sandbox)
+    _, modules = _session_start_in(
+        sandbox, hook_event_name="UserPromptSubmit", prompt="why do totals round?"
+    )
+    with Store.open(sandbox.data_dir) as store:
+        saved = recent_prompts(store, project="shop")
+    assert [(p.content, p.session_id) for p in saved] == [("why do totals round?", "s1")]
+    slow = {"json", "re", "enum", "dataclasses", "typing", "engram.memory.save"}
+    assert slow & modules == set()
+    assert {m for m in modules if m.startswith("engram.memory.search")} == set()

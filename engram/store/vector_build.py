@@ -124,11 +124,9 @@ def _fill_chunk(
     import numpy as np
 
     need = np.ones(ids.size, dtype=bool)
-    for offset, rowid in enumerate(ids.tolist()):
-        held = index.fresh.get(rowid)
-        if held is not None:
-            rows[offset] = np.frombuffer(held[1], dtype=np.int8)
-            need[offset] = False
+    held = [(offset, index.fresh.get(rowid)) for offset, rowid in enumerate(ids.tolist())]
+    _put(rows, [(offset, found[1]) for offset, found in held if found is not None], index)
+    need[[offset for offset, found in held if found is not None]] = False
     if old is not None and len(old):
         where = old.positions(ids)
         usable = need & (where >= 0)
@@ -136,8 +134,17 @@ def _fill_chunk(
             old.verify(chunk * CHUNK_ROWS, chunk * CHUNK_ROWS + 1)
         rows[usable] = old.matrix[where[usable]]
         need &= ~usable
-    rest = np.flatnonzero(need)
+    rest = np.flatnonzero(need).tolist()
     stored = vectors.blobs_of(conn, index.model, ids[rest].tolist(), index.dimension)
-    for offset in rest.tolist():
-        row = stored.get(int(ids[offset]))
-        rows[offset] = np.frombuffer(row[1], dtype=np.int8) if row else 0
+    rows[rest] = 0  # a row gone since the plan (none within one snapshot) scores nothing
+    _put(rows, [(o, stored[int(ids[o])][1]) for o in rest if int(ids[o]) in stored], index)
+
+
+def _put(rows: npt.NDArray[np.int8], blobs: list[tuple[int, bytes]], index: VectorIndex) -> None:
+    """Write int8 blobs into ``rows`` at their offsets, in one assignment."""
+    import numpy as np
+
+    if blobs:
+        joined = b"".join(blob for _, blob in blobs)
+        matrix = np.frombuffer(joined, dtype=np.int8).reshape(len(blobs), index.dimension)
+        rows[[offset for offset, _ in blobs]] = matrix

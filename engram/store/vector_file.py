@@ -302,13 +302,14 @@ def draft(
     try:
         os.ftruncate(fd, total)
         mapped = np.memmap(temporary, dtype=np.uint8, mode="r+", shape=(total,))
+        plain = np.asarray(mapped)  # a plain array over the map: slicing memmaps is slower
     finally:
         os.close(fd)
     return Draft(
         path, temporary, length, header,
-        mapped[ids_at:by_id_at].view(np.int64),
-        mapped[by_id_at:norms_at].view(np.int64),
-        mapped[norms_at : norms_at + 4 * count].view(np.float32),
-        mapped[matrix_at:total].reshape(count, dimension).view(np.int8),
+        plain[ids_at:by_id_at].view(np.int64),
+        plain[by_id_at:norms_at].view(np.int64),
+        plain[norms_at : norms_at + 4 * count].view(np.float32),
+        plain[matrix_at:total].reshape(count, dimension).view(np.int8),
         mapped,
     )  # fmt: skip

@@ -12,6 +12,7 @@ import json
 import re
 import shlex
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -42,12 +43,14 @@ def cli(box: Hosts, program: str, *args: str) -> str:
 
 
 def reports(box: Hosts, pattern: str, program: str, *args: str) -> str:
-    """Run a host's list command until its output matches ``pattern`` (three tries: on a loaded
-    machine Droid still says "connecting" and Qwen "timed out" when our server answers late)."""
-    for _ in range(3):
+    """Run a host's list command until its output matches ``pattern`` (six tries, a pause
+    growing between them: on a loaded machine Droid still says "connecting" and Qwen "timed
+    out" when our server answers late; a wrong answer still fails every try)."""
+    for attempt in range(6):
         out = cli(box, program, *args)
         if re.search(pattern, out):
             return out
+        time.sleep(attempt)
     raise AssertionError(f"{program} {' '.join(args)} never matched {pattern!r}:\n{out}")
 
 

@@ -40,8 +40,7 @@ def project_name(value: Any) -> str:
 def require_not_a_variant(conn: Conn, name: str) -> None:
     """Refuse (409 ``similar_project``) creating ``name`` when an existing project or grant
     shares its key; an existing ``name`` itself passes."""
-    known = projects.known_names(conn)
-    if name in known:
+    if projects.is_known(conn, name):  # one index probe, not every name the server holds
         return
     projects.lock_new_names(conn)  # two variants created at once: the second sees the first
     known = projects.known_names(conn)

@@ -116,6 +116,21 @@ def known_names(conn: Conn) -> set[str]:
     return {str(row["name"]) for row in conn.execute(_KNOWN_NAMES).fetchall()}
 
 
+# The name itself in the set of known_names, without reading the whole set: the project row
+# first (every push after the first finds it there), then the grants.
+_IS_KNOWN = """
+    SELECT 1 FROM cloud_projects WHERE name = %(name)s
+    UNION ALL
+    SELECT 1 FROM cloud_project_grants WHERE project = %(name)s
+    LIMIT 1
+"""
+
+
+def is_known(conn: Conn, name: str) -> bool:
+    """Whether ``name`` is in :func:`known_names` (a project row or a granted name)."""
+    return conn.execute(_IS_KNOWN, {"name": name}).fetchone() is not None
+
+
 def lock_new_names(conn: Conn) -> None:
     """Serialize project creation until the transaction ends (one advisory lock)."""
     conn.execute("SELECT pg_advisory_xact_lock(hashtext('engram.cloud.new_project'))")

@@ -130,7 +130,7 @@ class CloudClient:
         body: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         url = self.remote.server_url + path + (f"?{urlencode(query)}" if query else "")
-        data = json.dumps(body).encode("utf-8") if body is not None else None
+        data = json.dumps(body, separators=(",", ":")).encode("utf-8") if body is not None else None
         request = urllib.request.Request(url, data=data, method=method)
         request.add_header("Accept", "application/json")
         if data is not None:

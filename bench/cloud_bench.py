@@ -19,7 +19,8 @@ times the same N observation mutations five ways:
 - ``select``: the rows back in keyset pages of 500 (``seq > cursor ORDER BY seq LIMIT 500``);
 - ``pull``: ``GET /sync/mutations/pull`` pages of 500, parsed by the client, until the end.
 
-For each it prints the median wall time and CPU (this process + the server + Postgres), the
+For each it prints the median wall time and CPU (this process + the server + the Postgres
+backends serving clients; autovacuum and checkpoints are left out of every step), the
 throughput ratios push/copy, push/executemany and pull/select, and how CPU grows from one size
 to the next (10x the rows should cost at most ~10x). Then :mod:`cloud_fleet` runs three
 servers on one database with 50 concurrent clients and checks nothing was lost or duplicated.
@@ -39,7 +40,7 @@ from dataclasses import dataclass
 
 import psycopg
 from cloud_fleet import TOKEN, observation, run_fleet, start_server
-from processes import cpu_seconds, load_average, tree_cpu_seconds
+from processes import client_backends_cpu_seconds, cpu_seconds, load_average
 from psycopg.types.json import Jsonb
 
 from engram.cloud.scratch_postgres import ScratchPostgres
@@ -125,7 +126,7 @@ class Meter:
     postgres_pid: int | None
 
     def cpu(self) -> tuple[float, float, float]:
-        pg = tree_cpu_seconds(self.postgres_pid) if self.postgres_pid else 0.0
+        pg = client_backends_cpu_seconds(self.postgres_pid) if self.postgres_pid else 0.0
         return time.process_time(), cpu_seconds(self.server_pid), pg
 
     def time(self, step: Callable[[], None]) -> Figure:
@@ -229,6 +230,23 @@ def report_growth(results: dict[int, Figures]) -> None:
             )
 
 
+def report_disk(url: str) -> None:
+    """What the pushed observations occupy in Postgres, tables and indexes."""
+    sql = """
+        SELECT (SELECT count(*) FROM cloud_mutations),
+               pg_total_relation_size('cloud_mutations'), pg_total_relation_size('cloud_chunks')
+    """
+    with psycopg.connect(url) as conn:
+        row = conn.execute(sql).fetchone()
+    assert row is not None
+    count, log, chunks = (int(v) for v in row)
+    print(
+        f"\n- on disk: {(log + chunks) / max(count, 1):,.0f} bytes per pushed observation"
+        f" ({log / max(count, 1):,.0f} in cloud_mutations, {chunks / max(count, 1):,.0f} in"
+        f" cloud_chunks, indexes included; {count:,} observations)"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
@@ -257,6 +275,7 @@ def main() -> int:
         for size in sizes:
             report_size(size, results[size])
         report_growth(results)
+        report_disk(url)
         fleet_ok = not args.fleet_clients or run_fleet(
             url, args.fleet_servers, args.fleet_clients, args.fleet_mutations
         )

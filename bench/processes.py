@@ -26,19 +26,33 @@ def load_average() -> str:
     return " / ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
-def tree_cpu_seconds(pid: int) -> float:
-    """CPU time of process ``pid``, of its children that have exited (reaped) and of its live
-    children: all the work of a forking server such as the Postgres postmaster."""
-    proc = Path("/proc")
-    fields = (proc / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
-    ticks = sum(int(fields[i]) for i in (11, 12, 13, 14))
-    for entry in proc.iterdir():
-        if not entry.name.isdigit() or entry.name == str(pid):
+# Postgres processes that serve no client: their work (autovacuum after a big insert, a
+# checkpoint) lands on whichever step happens to be running, so it is left out of every step.
+_PG_BACKGROUND = (
+    "checkpointer",
+    "background writer",
+    "walwriter",
+    "autovacuum",
+    "logical replication",
+    "archiver",
+    "stats collector",
+    "parallel worker",
+)
+
+
+def client_backends_cpu_seconds(postmaster: int) -> float:
+    """CPU time of the live Postgres backends serving clients, children of ``postmaster``."""
+    ticks = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
             continue
         try:
-            child = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            title = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
-            continue  # gone meanwhile: its time is in the parent's reaped children now
-        if child[1] == str(pid):
-            ticks += int(child[11]) + int(child[12])
+            continue  # gone meanwhile
+        if fields[1] != str(postmaster) or not title.startswith("postgres: "):
+            continue
+        if not any(title[len("postgres: ") :].startswith(kind) for kind in _PG_BACKGROUND):
+            ticks += int(fields[11]) + int(fields[12])
     return ticks / os.sysconf("SC_CLK_TCK")

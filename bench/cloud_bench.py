@@ -16,7 +16,8 @@ times the same N observation mutations five ways:
 - ``executemany``: the same rows by psycopg's pipelined ``executemany``, 500 per commit;
 - ``push``: ``POST /sync/mutations/push``, batches of 500, through the client of
   ``engram sync --cloud`` (validation, duplicate check, sequencing, chunk, audit, HTTP);
-- ``select``: the rows back in keyset pages of 500 (``seq > cursor ORDER BY seq LIMIT 500``);
+- ``select``: the rows back in keyset pages of 500 (``seq > cursor AND seq <= cursor + 500
+  ORDER BY seq LIMIT 500``);
 - ``pull``: ``GET /sync/mutations/pull`` pages of 500, parsed by the client, until the end.
 
 For each it prints the median wall time and CPU (this process + the server + the Postgres
@@ -83,16 +84,18 @@ def plain_executemany(conn: psycopg.Connection, project: str, rows: list[Mutatio
         conn.commit()
 
 
+# Keyset pages bounded on the dense seq, as the server's own pull reads them: with stale
+# statistics ``seq > cursor`` alone is planned as a sort of every later row (on disk at 100k).
 _SELECT = """
     SELECT seq, origin, clock, entity, entity_key, op, entity_project, payload, created_by
-    FROM bench_copy WHERE project = %s AND seq > %s ORDER BY seq LIMIT %s
+    FROM bench_copy WHERE project = %s AND seq > %s AND seq <= %s ORDER BY seq LIMIT %s
 """
 
 
 def plain_select(conn: psycopg.Connection, project: str, expected: int) -> None:
     since, seen = 0, 0
     while True:
-        page = conn.execute(_SELECT, (project, since, BATCH)).fetchall()
+        page = conn.execute(_SELECT, (project, since, since + BATCH, BATCH)).fetchall()
         conn.commit()
         if not page:
             break

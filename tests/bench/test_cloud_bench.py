@@ -6,11 +6,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from engram.testing import Sandbox
 
 SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "cloud_bench.py"
 
 
+@pytest.mark.slow
 def test_a_tiny_run_prints_every_figure_and_checks_the_fleet(sandbox: Sandbox) -> None:
     argv = [sys.executable, str(SCRIPT), "--sizes", "100,1000", "--repeats", "1"]
     argv += ["--fleet-clients", "4", "--fleet-mutations", "60"]

@@ -8,7 +8,8 @@ the live registry by ``tests/server/test_quickstart.py``.
 
 It answers only messages whose answer it knows byte for byte: a well-formed legacy
 ``initialize`` (the first one), ``notifications/initialized``, ``tools/list`` without
-arguments in the handshake era, ``tools/list`` with a plain 2026-07-28 envelope, and a plain
+arguments in the handshake era, ``server/discover`` and ``tools/list`` with a plain 2026-07-28
+envelope (what Claude Code opens with), and a plain
 ``tools/call`` of a journal (``mem_*``) tool in either era (:mod:`engram.server.quick_calls`,
 which loads only that tool's module). At the first other line it hands over to the SDK server (:class:`Handover`): the handshake it already
 answered is replayed to the SDK silently, then that line and the rest of stdin follow. A
@@ -144,19 +145,24 @@ def _plain_id(message: dict[str, Any]) -> bool:
     return isinstance(rid, str) and all(" " <= c <= "~" for c in rid)
 
 
-def _plain_info(info: Any) -> bool:
+INFO_KEYS = frozenset({"name", "version", "title"})
+# What 2026-07-28 clients send (Claude Code: a description and its website).
+MODERN_INFO_KEYS = INFO_KEYS | {"description", "websiteUrl"}
+
+
+def _plain_info(info: Any, keys: frozenset[str] = INFO_KEYS) -> bool:
     return (
         isinstance(info, dict)
         and isinstance(info.get("name"), str)
         and isinstance(info.get("version"), str)
-        and set(info) <= {"name", "version", "title"}
+        and set(info) <= keys
         and all(isinstance(v, str) for v in info.values())
     )
 
 
-def _plain_capabilities(caps: Any) -> bool:
+def _plain_capabilities(caps: Any, modern: bool = False) -> bool:
     """Client capabilities the SDK is sure to accept: known keys, empty objects (roots may
-    say listChanged)."""
+    say listChanged; a 2026-07-28 elicitation may name its empty form and url modes)."""
     if not isinstance(caps, dict):
         return False
     for key, value in caps.items():
@@ -164,8 +170,18 @@ def _plain_capabilities(caps: Any) -> bool:
             continue
         if key in ("sampling", "elicitation", "experimental") and value == {}:
             continue
+        if modern and key == "elicitation" and _plain_elicitation(value):
+            continue
         return False
     return True
+
+
+def _plain_elicitation(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and set(value) <= {"form", "url"}
+        and all(mode == {} for mode in value.values())
+    )
 
 
 def _plain_roots(value: Any) -> bool:
@@ -195,8 +211,8 @@ def _plain_envelope(params: Any, modern: str) -> bool:
         isinstance(meta, dict)
         and set(meta) <= {PROTOCOL_VERSION_KEY, CAPABILITIES_KEY, CLIENT_INFO_KEY}
         and meta.get(PROTOCOL_VERSION_KEY) == modern
-        and _plain_capabilities(meta.get(CAPABILITIES_KEY))
-        and (CLIENT_INFO_KEY not in meta or _plain_info(meta[CLIENT_INFO_KEY]))
+        and _plain_capabilities(meta.get(CAPABILITIES_KEY), modern=True)
+        and (CLIENT_INFO_KEY not in meta or _plain_info(meta[CLIENT_INFO_KEY], MODERN_INFO_KEYS))
     )
 
 
@@ -267,6 +283,8 @@ class QuickStart:
         if method == "tools/list" and _plain_envelope(params, modern["version"]):
             result = {**modern["tools_result"], "tools": self._tool_list(modern["version"])}
             return self._respond(message["id"], result)
+        if method == "server/discover" and _plain_envelope(params, modern["version"]):
+            return self._respond(message["id"], modern["discover_result"])
         if method == "tools/call":
             return self._call(message["id"], params, modern["version"])
         return None

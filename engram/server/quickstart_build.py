@@ -110,11 +110,18 @@ def build_catalogue() -> dict[str, Any]:
         "modern": {
             "version": LATEST_MODERN_VERSION,
             "tools_result": {**modern_plain, "tools": None},
+            "discover_result": _results([discover(1, LATEST_MODERN_VERSION)], ALL)[0],
         },
         "tool_variants": variants,
         "call_results": call_shapes([*HANDSHAKE_PROTOCOL_VERSIONS, LATEST_MODERN_VERSION]),
         "tools": tools,
     }
+
+
+def discover(rid: int, modern: str) -> dict[str, Any]:
+    """A 2026-07-28 ``server/discover`` request."""
+    meta = {PROTOCOL_VERSION_KEY: modern, CAPABILITIES_KEY: {}}
+    return {"jsonrpc": "2.0", "id": rid, "method": "server/discover", "params": {"_meta": meta}}
 
 
 def tools_call(rid: int, name: str, arguments: Any, modern: str | None = None) -> dict[str, Any]:

@@ -25,11 +25,14 @@ from engram.server.registry import Param, ToolSpec
 from engram.testing import Sandbox
 from tests.server.mcp_process import ENGRAM_MCP, call, initialize, modern, request
 from tests.server.test_output_schemas import CALLS, _substitute
+from tests.server.test_quickstart import CLAUDE_META
 from tests.server.tool_state import fresh_tool_state
 
 HANDSHAKES = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
 MODERN = "2026-07-28"
 REPLAY = "zz_quick_replay"
+CAPS = "io.modelcontextprotocol/clientCapabilities"
+INFO = "io.modelcontextprotocol/clientInfo"
 # Calls that change nothing, so both paths can answer them on one store and must agree.
 READS: list[tuple[str, dict[str, Any]]] = [
     ("mem_search", {"query": "login"}),
@@ -171,6 +174,17 @@ def test_read_only_calls_give_the_sdk_bytes_on_one_store(repo: Sandbox, version:
         assert answer.rstrip(b"\n") == _sdk(line, version), (version, name)
 
 
+def test_claude_codes_envelope_is_served_with_the_sdk_bytes(repo: Sandbox) -> None:
+    names = _seed()
+    quick = QuickStart(_catalogue(), ServerOptions())
+    for rid, (name, arguments) in enumerate(READS, start=10):
+        params = {"name": name, "arguments": _substitute(arguments, names), "_meta": CLAUDE_META}
+        line = {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}
+        answer = quick.answer(json.dumps(line).encode())
+        assert answer is not None, f"{name} was handed over"
+        assert answer.rstrip(b"\n") == sdk_answers([line])[0], name
+
+
 def test_calls_it_cannot_answer_exactly_go_to_the_sdk(repo: Sandbox) -> None:
     before = _opened("2025-11-25")
     modern_meta = {
@@ -185,6 +199,11 @@ def test_calls_it_cannot_answer_exactly_go_to_the_sdk(repo: Sandbox) -> None:
         {"name": "mem_search", "arguments": {}, "task": {}},
         {"name": "mem_search", "_meta": {**modern_meta, "extra": 1}},
         {"name": 7, "arguments": {}},
+        {"name": "mem_search", "_meta": {**modern_meta, CAPS: {"elicitation": {"form": {"x": 1}}}}},
+        {
+            "name": "mem_search",
+            "_meta": {**modern_meta, INFO: {"name": "a", "version": "1", "icons": []}},
+        },
         {"name": "no_such_tool", "arguments": {}},
     ]
     for params in others:

@@ -36,6 +36,21 @@ MODERN_META = {
     "io.modelcontextprotocol/clientCapabilities": {"roots": {"listChanged": True}},
     "io.modelcontextprotocol/clientInfo": {"name": "probe", "version": "2.0"},
 }
+# What Claude Code 2.1 opens with: server/discover, then tools/list, in the 2026-07-28 era.
+CLAUDE_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {
+        "name": "claude-code",
+        "title": "Claude Code",
+        "version": "2.1.332",
+        "description": "Anthropic's agentic coding tool",
+        "websiteUrl": "https://claude.com/claude-code",
+    },
+    "io.modelcontextprotocol/clientCapabilities": {
+        "roots": {"listChanged": True},
+        "elicitation": {"form": {}, "url": {}},
+    },
+}
 SELECTIONS = [
     ServerOptions(),
     ServerOptions(tools=("agent",)),
@@ -76,6 +91,11 @@ def _openings() -> list[list[dict[str, Any]]]:
     modern = {"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": MODERN_META}}
     openings.append([tools_list(1, "2026-07-28"), modern])
     openings.append([*handshake("2025-11-25"), tools_list(2, "2026-07-28"), tools_list(3)])
+    claude = [
+        {"jsonrpc": "2.0", "id": "probe-1", "method": m, "params": {"_meta": CLAUDE_META}}
+        for m in ("server/discover", "tools/list")
+    ]
+    openings.append(claude)
     return openings
 
 

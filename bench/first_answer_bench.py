@@ -8,6 +8,8 @@ for three sequences, taken in turn every round (the first round is a warm-up, no
 - ``engram-mcp`` whose first call is ``mem_search`` (a mid-frequency word), with semantic
   recall on when the ``[semantic]`` extra is installed, and once more with it off
   (``ENGRAM_SEARCH=lexical``, what a base install searches with);
+- ``engram-mcp`` opened the way Claude Code 2.1 opens (2026-07-28 era: ``server/discover``,
+  ``tools/list``, then ``tools/call`` of ``mem_context``, each with its envelope);
 - ``@modelcontextprotocol/server-memory`` (Node) whose first call is ``search_nodes`` (same word);
 
 each on its own copy of a store seeded with the same N items (bench/peers_seed.py: Engram's
@@ -47,6 +49,21 @@ from stdio_client import StdioServer
 from store_bench import parse_size
 
 TERM_RANK = 100  # a mid-frequency word (bench/corpus.py), as peers_bench's "mid" band
+# The per-request envelope Claude Code 2.1 sends (server/discover, tools/list, tools/call).
+CLAUDE_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {
+        "name": "claude-code",
+        "title": "Claude Code",
+        "version": "2.1.332",
+        "description": "Anthropic's agentic coding tool",
+        "websiteUrl": "https://claude.com/claude-code",
+    },
+    "io.modelcontextprotocol/clientCapabilities": {
+        "roots": {"listChanged": True},
+        "elicitation": {"form": {}, "url": {}},
+    },
+}
 
 
 @dataclass
@@ -60,6 +77,7 @@ class Sequence:
     store: str  # the seeded folder's name (shared with bench/peers_bench.py)
     tool: str
     arguments: dict[str, Any]
+    modern: bool = False  # Claude Code's 2026-07-28 opening instead of the handshake
     runs: list[tuple[float, float, int, int]] = field(default_factory=list)
 
 
@@ -93,6 +111,16 @@ def sequences(term: str) -> list[Sequence]:
             "engram-mcp",
             "mem_search",
             {"query": term, "limit": 10},
+        ),
+        Sequence(
+            "engram-mcp mem_context, Claude Code's 2026-07-28 opening",
+            engram,
+            peers_seed.engram_env,
+            peers_seed.seed_engram,
+            "engram-mcp",
+            "mem_context",
+            {},
+            modern=True,
         ),
     ]
     node = peers_setup.node_memory()
@@ -160,8 +188,15 @@ def one_run(seq: Sequence, folder: Path) -> tuple[float, float, int, int]:
     """(wall s to the first tool answer, CPU s of the whole process, RSS KiB after the answer,
     peak RSS KiB)."""
     server = StdioServer(seq.argv, seq.env(folder), folder)
-    server.open_session()
-    result = server.call(seq.tool, seq.arguments)
+    if seq.modern:
+        envelope = {"_meta": CLAUDE_META}
+        server.request("server/discover", envelope)
+        server.request("tools/list", envelope)
+        params = {"name": seq.tool, "arguments": seq.arguments, **envelope}
+        result = server.request("tools/call", params)
+    else:
+        server.open_session()
+        result = server.call(seq.tool, seq.arguments)
     wall = time.perf_counter() - server.started
     rss = rss_kib(server.proc.pid)
     if not result.get("content"):

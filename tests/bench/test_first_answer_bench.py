@@ -21,7 +21,12 @@ def test_runs_twice_and_prints_every_sequence(sandbox: Sandbox, tmp_path: Path) 
         assert result.returncode == 0, f"run {run}: {result.stdout[-400:]} {result.stderr}"
         out = result.stdout
         assert out.count("load average") == 2
-        for label in ("mem_context", "mem_search |", "mem_search, lexical"):
+        for label in (
+            "mem_context |",
+            "mem_search |",
+            "mem_search, lexical",
+            "mem_context, Claude Code",
+        ):
             assert f"engram-mcp {label}" in out, out
         if "server-memory (Node)" not in out:  # scripts/install-host-clis not run
             assert "no Node server to compare with" in result.stderr

@@ -31,6 +31,9 @@ WEIGHTS = os.path.join("weights", "l2_supercat_256.safetensors")
 TOKENIZER = os.path.join("tokenizers", "l2_supercat_tokenizer_config.json")
 # Texts a batch: bounds the gathered token vectors (~16 MB for 256 texts of 64 tokens).
 BATCH = 256
+# From this many texts a call, the matrix is widened to float32 once (a backfill's batches
+# then skip converting their gathered rows); a search's query and a save stay on float16.
+WIDEN_AT = 32
 
 
 def install_command() -> str:
@@ -82,10 +85,12 @@ class WordLlamaEmbedder:
         """Load the weights now (a store calls this outside its write lock)."""
         self._load()
 
-    def _load(self) -> tuple[Any, Any]:
+    def _load(self, wide: bool = False) -> tuple[Any, Any]:
         with self._lock:
             if self._model is None:
                 self._model = _read_model()
+            if wide and self._model[0].dtype != "float32":
+                self._model = (self._model[0].astype("float32"), self._model[1])
             return self._model
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
@@ -100,7 +105,7 @@ class WordLlamaEmbedder:
     def _embed_batch(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         import numpy as np
 
-        weights, tokenizer = self._load()
+        weights, tokenizer = self._load(wide=len(texts) >= WIDEN_AT)
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         if not texts:
             return out
@@ -114,7 +119,8 @@ class WordLlamaEmbedder:
         filled = lengths > 0
         if ids.size:
             starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[filled]
-            sums = np.add.reduceat(weights[ids], starts, axis=0)
+            # float16 rows widened before the sum: the same float32 arithmetic either way.
+            sums = np.add.reduceat(weights[ids].astype(np.float32, copy=False), starts, axis=0)
             out[filled] = sums / lengths[filled, None]
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         np.divide(out, norms, out=out, where=norms > 0)
@@ -122,8 +128,10 @@ class WordLlamaEmbedder:
 
 
 def _read_model() -> tuple[Any, Any]:
-    """The weight matrix (float32, vocabulary x 256: 32 MB, read as float16) and the
-    tokenizer, from the package. float32 once: numpy's float16 arithmetic is ~20x slower."""
+    """The weight matrix (float16 as stored, vocabulary x 256: 16 MB) and the tokenizer, from
+    the package. Sums run in float32 (numpy's float16 arithmetic is ~20x slower): the
+    gathered rows are widened, or the whole matrix once for large batches (``WIDEN_AT``); a
+    process that only searches never holds the 32 MB float32 copy nor pays its conversion."""
     folder = package_dir()
     if folder is None or not available():
         raise EngramError(
@@ -136,7 +144,7 @@ def _read_model() -> tuple[Any, Any]:
 
     try:
         with safe_open(os.path.join(folder, WEIGHTS), framework="np") as f:
-            weights = f.get_tensor("embedding.weight").astype("float32")
+            weights = f.get_tensor("embedding.weight")
         tokenizer = Tokenizer.from_file(os.path.join(folder, TOKENIZER))
     except (OSError, ValueError, RuntimeError, KeyError) as exc:
         raise EngramError(

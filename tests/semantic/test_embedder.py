@@ -79,3 +79,14 @@ def test_embedding_is_batched_and_deterministic() -> None:
     once = embedder.embed(texts)
     assert once.shape == (600, 256) and once.dtype == np.float32
     assert np.allclose(once[599], embedder.embed([texts[599]])[0], atol=1e-6)
+
+
+def test_a_search_never_widens_the_matrix_and_gets_the_same_vectors() -> None:
+    texts = ["fixed the race in the ledger worker", "", "cache eviction on login", "x y z"]
+    narrow = WordLlamaEmbedder()
+    singles = np.vstack([narrow.embed([text]) for text in texts])
+    assert narrow._load()[0].dtype == np.float16  # a query or a save: the stored float16 rows
+    wide = WordLlamaEmbedder()
+    batch = wide.embed(texts * 10)  # a backfill-sized call widens the matrix once
+    assert wide._load()[0].dtype == np.float32
+    assert np.array_equal(batch[: len(texts)], singles)  # bit for bit, so stored bytes match

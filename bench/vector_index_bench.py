@@ -13,7 +13,8 @@ Each mode runs in a fresh child process on the same store, alternately, ``--roun
   is missing).
 
 Printed per mode (medians over the rounds): the first search's CPU and wall time (opening
-the index), peak RSS, then CPU p50 / p95 of the vector part alone (``nearest``) and of the
+the index), peak RSS and the resident memory at the end split into anonymous and
+file-backed (Linux), then CPU p50 / p95 of the vector part alone (``nearest``) and of the
 whole hybrid search (``engram.memory.search.search``), filtered to the store's largest
 project and without a filter,
 over the labelled set's concept and mixed queries; ratios are ``file`` over ``store``,
@@ -74,7 +75,19 @@ def _child(mode: str, data_dir: Path, count: int) -> dict[str, float]:
                 f"search_{label}", full
             )
     figures["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return figures
+    return figures | _resident()
+
+
+def _resident() -> dict[str, float]:
+    """Resident memory now, split (Linux): anonymous (the process's own) and file-backed
+    (mapped files' pages: the index file's are page cache, shared and reclaimable)."""
+    found: dict[str, float] = {}
+    with open("/proc/self/status") as status:
+        for line in status:
+            key, _, value = line.partition(":")
+            if key in ("RssAnon", "RssFile"):
+                found[f"{key.lower().replace('rss', 'rss_')}_mb"] = int(value.split()[0]) / 1024
+    return found
 
 
 def _without_file(make):  # type: ignore[no-untyped-def]

@@ -275,3 +275,31 @@ def test_doctor_and_embed_report_the_index_file(sandbox: Sandbox) -> None:
     line = next(line for line in report.splitlines() if "vector index" in line)
     assert "the next search rebuilds it" in line and "truncated" in line
     assert path.stat().st_size > 0  # doctor only looks: nothing rebuilt or removed
+
+
+def test_two_processes_share_the_file_while_one_rewrites_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader keeps its mapping of the old file while another rewrites it: both answer
+    from the store's truth (candidates and confirmed rows), and the rewritten file is whole."""
+    monkeypatch.setattr(vector_index, "REWRITE_MIN", 3)
+    monkeypatch.setattr(vector_index, "REWRITE_SHARE", 0.0)
+    path = _built(tmp_path)
+    first_inode = path.stat().st_ino
+    with Store.open(tmp_path, env={}) as reader, Store.open(tmp_path, env={}) as writer:
+        assert _titles(reader)[:1] == [LEAK[0]]  # maps the file
+        _fill(writer, project="ops", notes=[(f"deploy note {i}", "rolled out") for i in range(6)])
+        assert len(_titles(writer, "rolled out", project="ops")) == 6  # rewrites the file
+        assert path.stat().st_ino != first_inode
+        leak = writer.connection.execute(
+            "SELECT id FROM observations WHERE title = ?", (LEAK[0],)
+        ).fetchone()[0]
+        update_observation(writer, leak, expected_project="shop", content="the grid again")
+        _fill(writer, notes=[("Leak", LEAK[1])])
+        assert _titles(reader)[:1] == ["Leak"]  # the old mapping, the store's new rows
+        assert len(_titles(reader, "rolled out", project="ops")) == 6
+        live = reader.connection.execute(
+            "SELECT count(*) FROM observations WHERE embedding IS NOT NULL"
+        ).fetchone()[0]
+    header, _ = _header(path)
+    assert header["count"] in (len(NOTES) + 6, live)  # the last rewrite, by either of them

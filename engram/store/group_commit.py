@@ -140,19 +140,21 @@ def run_batch(store: Store, batch: list[_Pending[Any]]) -> None:
     on a full disk or an I/O error) run again without the write that failed; when the commit
     itself fails, each write runs again in a transaction of its own, so only the writes that
     cannot commit fail."""
+    ran = False
     try:
         with store.write() as conn:
             for index, item in enumerate(batch):
                 if not _attempt(conn, item, store):
                     lost = batch[:index] + batch[index + 1 :]
                     raise _TransactionLost(lost)
+            ran = True
     except _TransactionLost as lost:
         for item in lost.batch:
             item.result, item.error = None, None
         if lost.batch:
             run_batch(store, lost.batch)
-    except Exception as exc:  # the commit failed: nothing of the batch is stored
-        if len(batch) > 1:  # one write may be the cause (a deferred constraint): each alone
+    except Exception as exc:  # BEGIN or COMMIT failed: nothing of the batch is stored
+        if ran and len(batch) > 1:  # one write may fail the COMMIT (a deferred constraint)
             for item in batch:
                 item.result, item.error = None, None
                 run_batch(store, [item])

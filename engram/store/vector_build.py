@@ -3,7 +3,8 @@
 The rows are the store's live rows of the model, grouped by project; each row's vector is
 taken from the index's fresh rows when they hold it, else from the current file when it
 holds it (after its chunk's crc checks out), else read from the store, ``CHUNK_ROWS`` at a
-time, so memory stays bounded whatever the store's size. The new file is written under a
+time, so memory stays bounded whatever the store's size. With nothing to reuse (no file,
+or one not trusted) every vector comes from one pass over the table in rowid order. The new file is written under a
 temporary name and renamed over the old one; when the folder cannot take it (read-only,
 full), the same rows are held in memory instead and the search goes on.
 """
@@ -105,13 +106,39 @@ def _fill(
     import numpy as np
 
     target.ids[:] = ids
+    if old is None and not index.fresh:
+        _fill_from_table(conn, index, ids, target.matrix)
     for at in range(0, ids.size, CHUNK_ROWS):
         stop = min(at + CHUNK_ROWS, ids.size)
         rows = target.matrix[at:stop]
-        _fill_chunk(conn, index, old, ids[at:stop], rows)
+        if old is not None or index.fresh:
+            _fill_chunk(conn, index, old, ids[at:stop], rows)
         target.norms[at:stop] = np.linalg.norm(rows.astype(np.float32), axis=1)
     if isinstance(target, VectorFile):
         target.by_id[:] = np.argsort(ids, kind="stable")
+
+
+def _fill_from_table(
+    conn: sqlite3.Connection,
+    index: VectorIndex,
+    ids: npt.NDArray[np.int64],
+    matrix: npt.NDArray[np.int8],
+) -> None:
+    """Every row from one pass over the table, each put at its planned position (nothing to
+    reuse: the whole index comes from the store)."""
+    import numpy as np
+
+    order = np.argsort(ids, kind="stable")
+    ordered = ids[order]
+    for page in vectors.all_vectors(conn, index.model, index.dimension):
+        page_ids = np.fromiter((r[0] for r in page), dtype=np.int64, count=len(page))
+        where = np.searchsorted(ordered, page_ids)
+        where[where >= ordered.size] = 0
+        planned = ordered[where] == page_ids
+        blobs = [blob for (_, blob), keep in zip(page, planned.tolist(), strict=True) if keep]
+        if blobs:
+            joined = np.frombuffer(b"".join(blobs), dtype=np.int8)
+            matrix[order[where[planned]]] = joined.reshape(len(blobs), index.dimension)
 
 
 def _fill_chunk(

@@ -214,3 +214,18 @@ def blobs_of(
                 continue
             found[int(rowid)] = (str(project), bytes(blob), str(stamp))
     return found
+
+
+def all_vectors(
+    conn: sqlite3.Connection, model: str, dimension: int, batch: int = 4096
+) -> Iterator[list[tuple[int, bytes]]]:
+    """Pages of ``(id, blob)`` of every live ``model`` row of ``dimension`` bytes, in rowid
+    order: one pass over the table (reading by project through the model's index visits
+    every page once per project; 2x the CPU at 1M rows, by id lists 10x)."""
+    cursor = conn.execute(
+        "SELECT id, embedding FROM observations NOT INDEXED WHERE embedding_model = ?"
+        " AND deleted_at IS NULL AND length(embedding) = ?",
+        (model, dimension),
+    )
+    while page := cursor.fetchmany(batch):
+        yield [(int(r[0]), bytes(r[1])) for r in page]

@@ -8,8 +8,9 @@ Run it (not a test)::
 
 It starts a throwaway PostgreSQL (``initdb`` + ``pg_ctl``, fsync off as in the tests; or uses
 ``ENGRAM_DATABASE_URL``, then Postgres's CPU is not counted) and a real ``engram cloud serve``
-on a free loopback port with a sync token. For each size and repeat, in a rotating order, it
-times the same N observation mutations five ways:
+on a free loopback port with a sync token. For each repeat and size (sizes take turns, so
+each size is measured under the same load), in a rotating order, it times the same N
+observation mutations five ways:
 
 - ``copy``: ``COPY`` of the rows into a table shaped like ``cloud_mutations`` (``LIKE ...
   INCLUDING ALL``: same columns, keys and indexes), one ``COPY`` and commit per 500;
@@ -183,15 +184,19 @@ def run_repeat(
     return {way: meter.time(step) for way, step in order}
 
 
-def run_size(size: int, repeats: int, url: str, server: str, meter: Meter) -> Figures:
-    """Every way, ``repeats`` times."""
+def run_sizes(
+    sizes: list[int], repeats: int, url: str, server: str, meter: Meter
+) -> dict[int, Figures]:
+    """Every way at every size, ``repeats`` times. Sizes take turns within each repeat, so the
+    growth from one size to the next compares runs made under the same load."""
     client = CloudClient(Remote(server, TOKEN), timeout=300)
-    figures: Figures = {way: [] for way in WAYS}
+    results: dict[int, Figures] = {size: {way: [] for way in WAYS} for size in sizes}
     with psycopg.connect(url) as conn:
         for repeat in range(repeats):
-            for way, figure in run_repeat(size, repeat, conn, client, meter).items():
-                figures[way].append(figure)
-    return figures
+            for size in sizes:
+                for way, figure in run_repeat(size, repeat, conn, client, meter).items():
+                    results[size][way].append(figure)
+    return results
 
 
 def _median(values: list[Figure], name: str) -> float:
@@ -274,7 +279,7 @@ def main() -> int:
         meter = Meter(process.pid, postmaster_pid(scratch))
         if meter.postgres_pid is None:
             print("(ENGRAM_DATABASE_URL given: Postgres's own CPU is not counted)")
-        results = {size: run_size(size, args.repeats, url, server, meter) for size in sizes}
+        results = run_sizes(sizes, args.repeats, url, server, meter)
         for size in sizes:
             report_size(size, results[size])
         report_growth(results)

@@ -194,7 +194,7 @@ def _read(handle: Any, size: int) -> bytes:
 def _header(raw: bytes) -> dict[str, Any]:
     try:
         header = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (ValueError, RecursionError):  # not UTF-8, not JSON, or nested past the limit
         raise BadFile("header is not JSON") from None
     wanted = {"format": int, "model": str, "dimension": int, "count": int, "watermark": str,
               "database": list, "spans": dict, "crcs": list, "small_crc": int}  # fmt: skip
@@ -204,6 +204,8 @@ def _header(raw: bytes) -> dict[str, Any]:
         raise BadFile("header fields missing or of the wrong type")
     if header["format"] != FORMAT or header["count"] < 0 or header["dimension"] <= 0:
         raise BadFile(f"format {header['format']} (this Engram reads {FORMAT})")
+    if not all(type(c) is int and 0 <= c <= 0xFFFFFFFF for c in header["crcs"]):
+        raise BadFile("chunk checksums malformed")
     return header
 
 

@@ -59,15 +59,15 @@ def _header(path: Path) -> tuple[dict[str, object], int]:
 
 
 def _rewrite_header(path: Path, change: dict[str, object]) -> None:
-    """Forge a header with a valid checksum (what an attacker who knows the format can do)."""
-    raw = bytearray(path.read_bytes())
+    """Forge a header with a valid checksum (what an attacker who knows the format can do);
+    the arrays after it move with it, to the next 64-byte boundary."""
+    raw = path.read_bytes()
     header, length = _header(path)
+    data = raw[(16 + length + 63) // 64 * 64 :]
     header.update(change)
-    body = json.dumps(header, separators=(",", ":"), sort_keys=True).encode().ljust(length)
-    assert len(body) == length
-    raw[:16] = struct.pack("<8sII", b"ENGRAMVI", length, zlib.crc32(body))
-    raw[16 : 16 + length] = body
-    path.write_bytes(bytes(raw))
+    body = json.dumps(header, separators=(",", ":"), sort_keys=True).encode()
+    prefix = struct.pack("<8sII", b"ENGRAMVI", len(body), zlib.crc32(body)) + body
+    path.write_bytes(prefix.ljust((len(prefix) + 63) // 64 * 64, b"\0") + data)
 
 
 def _built(tmp_path: Path) -> Path:
@@ -92,7 +92,18 @@ def test_the_first_search_writes_a_private_file_the_next_process_reuses(tmp_path
 
 @pytest.mark.parametrize(
     "damage",
-    ["truncate", "flip_matrix", "flip_ids", "garbage", "empty", "huge_header", "bad_json"],
+    [
+        "truncate",
+        "flip_matrix",
+        "flip_ids",
+        "garbage",
+        "empty",
+        "huge_header",
+        "bad_json",
+        "crc_text",
+        "deep_json",
+        "huge_count",
+    ],
 )
 def test_a_damaged_file_is_rebuilt_and_the_answer_stays_right(tmp_path: Path, damage: str) -> None:
     path = _built(tmp_path)
@@ -113,6 +124,13 @@ def test_a_damaged_file_is_rebuilt_and_the_answer_stays_right(tmp_path: Path, da
     elif damage == "bad_json":
         raw[16:20] = b"\xff\xfe{["
     path.write_bytes(bytes(raw))
+    if damage == "crc_text":
+        _rewrite_header(path, {"crcs": ["not a number"]})
+    elif damage == "deep_json":
+        body = b"[" * 100_000 + b"]" * 100_000
+        path.write_bytes(struct.pack("<8sII", b"ENGRAMVI", len(body), zlib.crc32(body)) + body)
+    elif damage == "huge_count":
+        _rewrite_header(path, {"count": 2**62})
     with Store.open(tmp_path, env={}) as store:
         assert _titles(store)[:1] == [LEAK[0]]
     rebuilt = vector_file.open_file(

@@ -57,6 +57,11 @@ def _build(
     try:
         _fill(conn, index, old, ids, draft)
         draft.commit()
+    except OSError:  # the file could not be written or put in place: memory this time
+        draft.abandon()
+        target = _in_memory(index, watermark, spans, ids.size)
+        _fill(conn, index, old, ids, target)
+        return target
     except BaseException:
         draft.abandon()
         raise

@@ -137,8 +137,16 @@ def open_file(path: Path, *, model: str, dimension: int, database: list[int]) ->
     """Map ``path`` after checking it belongs to this store and model (see module doc).
 
     Raises:
-        BadFile: missing, foreign, truncated or damaged (the caller rebuilds it).
+        BadFile: missing, unreadable (a folder, say), foreign, truncated or damaged (the
+            caller rebuilds it).
     """
+    try:
+        return _open_checked(path, model=model, dimension=dimension, database=database)
+    except OSError as exc:
+        raise BadFile(f"cannot read it: {exc.strerror or exc}") from None
+
+
+def _open_checked(path: Path, *, model: str, dimension: int, database: list[int]) -> VectorFile:
     import numpy as np
 
     try:
@@ -302,9 +310,18 @@ def draft(
     flags = os.O_RDWR | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(temporary, flags, 0o600)
     try:
-        os.ftruncate(fd, total)
+        # blocks reserved now: a full disk is an error here, not a crash (SIGBUS) on writing
+        # a page of the map
+        if hasattr(os, "posix_fallocate"):
+            os.posix_fallocate(fd, 0, total)
+        else:  # macOS: a sparse file (a full disk then fails on writing, as any mmap would)
+            os.ftruncate(fd, total)
         mapped = np.memmap(temporary, dtype=np.uint8, mode="r+", shape=(total,))
         plain = np.asarray(mapped)  # a plain array over the map: slicing memmaps is slower
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
     finally:
         os.close(fd)
     return Draft(

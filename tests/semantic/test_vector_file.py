@@ -266,6 +266,14 @@ def test_a_vectors_symlink_or_file_is_not_followed(tmp_path: Path) -> None:
         _fill(store)
         assert _titles(store)[:1] == [LEAK[0]]
     assert (plain / "vectors").read_text() == "not a folder"
+    # the index file's own name taken by a folder: read as a bad file, written nowhere
+    path = _built(tmp_path / "taken")
+    path.unlink()
+    path.mkdir()
+    with Store.open(tmp_path / "taken", env={}) as store:
+        assert _titles(store)[:1] == [LEAK[0]]
+    assert path.is_dir() and list(path.iterdir()) == []
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary left
 
 
 def test_doctor_and_embed_report_the_index_file(sandbox: Sandbox) -> None:

@@ -95,7 +95,9 @@ class SemanticRecall:
         """Before a write transaction's statements: queue the observations it writes."""
         if self.enabled and not self.queue_ready:
             install_queue(self._conn)
-            self.queue_ready = True
+            # Created inside a transaction (a write begun inside a read), the queue goes with
+            # that transaction's rollback: installed again next time until one outlives it.
+            self.queue_ready = not self._conn.in_transaction
 
     def finish_write(self) -> None:
         """Before the commit: embed the observations the transaction wrote (when on). The

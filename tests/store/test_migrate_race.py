@@ -60,3 +60,20 @@ def test_a_rolled_back_first_write_leaves_later_writes_working(tmp_path: Path) -
                 "INSERT INTO sessions (id, project, started_at) VALUES ('s', 'p', '2026-01-01')"
             )
         assert store.connection.execute("SELECT count(*) FROM sessions").fetchone()[0] == 1
+
+
+def test_a_write_refused_inside_a_read_leaves_later_writes_working(tmp_path: Path) -> None:
+    """A write begun inside a read is refused (one transaction at a time) and its rollback
+    ends the read's transaction too: the TEMP embedding queue must not be created inside it,
+    or it is rolled back with it and every later write fails with "no such table"."""
+    from engram.errors import EngramError
+    from engram.store.db import Store
+
+    with Store.open(tmp_path) as store:
+        with pytest.raises(EngramError), store.read(), store.write():
+            pass
+        with store.write() as conn:
+            conn.execute(
+                "INSERT INTO sessions (id, project, started_at) VALUES ('s', 'p', '2026-01-01')"
+            )
+        assert store.connection.execute("SELECT count(*) FROM sessions").fetchone()[0] == 1

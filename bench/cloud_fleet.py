@@ -32,8 +32,10 @@ from pathlib import Path
 
 import psycopg
 from processes import free_port, load_average
+from psycopg.rows import dict_row
 
 from engram.cloud.scratch_postgres import ScratchPostgres
+from engram.cloud.store.migrate import migrate
 from engram.sync.cloud.client import CloudClient
 from engram.sync.cloud.config import Remote
 from engram.sync.mutation import Mutation
@@ -260,10 +262,9 @@ def main() -> int:
     scratch = None if os.environ.get("ENGRAM_DATABASE_URL") else ScratchPostgres.start()
     url = os.environ.get("ENGRAM_DATABASE_URL") or scratch.dsn  # type: ignore[union-attr]
     try:
-        with psycopg.connect(url) as conn:  # the schema exists before three servers race to it
-            from engram.cloud.store.migrate import migrate
-
-            migrate(conn)  # type: ignore[arg-type]
+        # The schema exists before three servers race to create it.
+        with psycopg.connect(url, row_factory=dict_row) as conn:
+            migrate(conn)
         ok = run_fleet(url, args.servers, args.clients, args.mutations)
     finally:
         if scratch is not None:

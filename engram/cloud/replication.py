@@ -96,11 +96,15 @@ def _store_batch(
 
 
 def _materialize(
-    conn: Conn, project: str, after_seq: int, fresh: list[Mutation], principal: Principal
+    conn: Conn,
+    project: str,
+    after_seq: int,
+    groups: list[chunks.OriginChunk],
+    principal: Principal,
 ) -> tuple[int, list[str]]:
-    """Append ``fresh`` and store one chunk per origin attributed to ``principal``."""
+    """Append the mutations of ``groups`` and store each chunk attributed to ``principal``."""
     last, chunk_ids = after_seq, []
-    for group in chunks.chunks_by_origin(fresh):
+    for group in groups:
         last = _store_batch(
             conn,
             project,
@@ -132,6 +136,9 @@ def push_mutations(
     batch = parse_entries(body.get("entries"))
     claimed = _claimed_by(body)
     _only_own_project(store, principal, project, batch, action="mutation_push", claimed_by=claimed)
+    # Serialized and gzipped before the project's lock is taken: pushes to one project wait
+    # for each other only while they write. Rebuilt below if some entries were duplicates.
+    prepared = chunks.chunks_by_origin(batch)
     with store.transaction() as conn:
         require_not_a_variant(conn, project)
         locked = mutations.lock_project(conn, project)
@@ -147,7 +154,8 @@ def push_mutations(
             )
         else:
             fresh = mutations.unknown_mutations(conn, project, batch)
-            last, chunk_ids = _materialize(conn, project, locked.last_seq, fresh, principal)
+            groups = prepared if len(fresh) == len(batch) else chunks.chunks_by_origin(fresh)
+            last, chunk_ids = _materialize(conn, project, locked.last_seq, groups, principal)
     if not locked.sync_enabled:
         raise _paused(project)
     return {

@@ -93,3 +93,18 @@ def test_the_line_around_a_dumped_payload_is_to_json_exactly() -> None:
         entry = observation(f'o-{text[:3]}"\\', 7, title="t", content=text)
         mutation = Mutation(**entry)  # type: ignore[arg-type]
         assert mutation.to_json_around(dump_payload(mutation.payload)) == mutation.to_json()
+
+
+def test_a_push_with_some_duplicates_materializes_only_the_new_ones(cloud: CloudServer) -> None:
+    client = cloud.client(SYNC_TOKEN)
+    first = [observation("dev-a", 1), observation("dev-a", 2)]
+    assert client.post("/sync/mutations/push", json={"project": "p", "entries": first}).is_success
+    again = [observation("dev-a", 2), observation("dev-b", 1), observation("dev-a", 3)]
+    reply = client.post("/sync/mutations/push", json={"project": "p", "entries": again}).json()
+    assert (reply["accepted"], reply["duplicates"], reply["last_seq"]) == (2, 1, 4)
+    held = {}
+    for chunk_id in reply["chunks"]:
+        chunk = client.get(f"/sync/pull/{chunk_id}", params={"project": "p"}).json()
+        lines = gzip.decompress(base64.b64decode(chunk["content"])).decode().splitlines()
+        held[chunk_id] = [json.loads(line)["key"] for line in lines[1:]]
+    assert sorted(held.values()) == [["obs-dev-a-3"], ["obs-dev-b-1"]]

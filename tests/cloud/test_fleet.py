@@ -55,8 +55,11 @@ def _count_connections(url: str, stop: threading.Event, peak: list[int]) -> None
     with psycopg.connect(url, autocommit=True) as conn:
         while not stop.wait(0.05):
             row = conn.execute(
+                # Client backends only: an autovacuum worker on this database (the pushes
+                # make work for it) is Postgres's own, not a connection a server opened.
                 "SELECT count(*) FROM pg_stat_activity"
                 " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                " AND backend_type = 'client backend'"
             ).fetchone()
             peak[0] = max(peak[0], int(row[0]) if row else 0)
 

@@ -30,6 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import mcp_instructions
 from processes import cpu_seconds, load_average
 
 ROOT = Path(__file__).resolve().parent
@@ -343,7 +344,12 @@ def print_search_cpu(server: float, in_process: float, tool: float) -> None:
 
 
 def measure_round_trips(
-    size: int, calls: int, floor_calls: list[float], env: dict[str, str], cache: Path
+    size: int,
+    calls: int,
+    floor_calls: list[float],
+    env: dict[str, str],
+    cache: Path,
+    counted: int = 0,
 ) -> None:
     """Print mem_search (by term band) and mem_save round trips on a store of ``size``."""
     words, _ = vocabulary()
@@ -382,6 +388,13 @@ def measure_round_trips(
         f"load average {load_average()}:"
     )
     print_search_cpu(server_cpu, in_process.per_call(), tool_cpu)
+    if counted:
+        server_env = {**env, "ENGRAM_DATA_DIR": str(data_dir)}
+        batch = [query for _, query in queries[:counted]]
+        figures = mcp_instructions.per_call(
+            ENGRAM_MCP, INIT, batch, server_env, project_dir, PROJECTS[0]
+        )
+        mcp_instructions.report(figures, len(batch))
     for name, values in by_band.items():
         if not values:  # fewer calls than bands
             continue
@@ -405,6 +418,13 @@ def main() -> None:
     parser.add_argument("--spawns", type=int, default=15)
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--cache", type=Path, default=CACHE, help="where built stores are kept")
+    parser.add_argument(
+        "--instructions",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also count instructions per mem_search over N calls (callgrind; slow)",
+    )
     args = parser.parse_args()
     print(f"load average {load_average()} (1/5/15 min, {os.cpu_count()} cores)")
     work = Path(tempfile.mkdtemp(prefix="engram-mcp-bench-"))
@@ -422,7 +442,7 @@ def main() -> None:
         f"{pct(floor_calls, 0.95):6.2f} ms"
     )
     for size in (int(s) for s in args.sizes.split(",")):
-        measure_round_trips(size, args.calls, floor_calls, env, args.cache)
+        measure_round_trips(size, args.calls, floor_calls, env, args.cache, args.instructions)
     shutil.rmtree(work, ignore_errors=True)
     print(f"\nload average {load_average()} at the end")
 

@@ -32,7 +32,7 @@ from engram.memory.project_checks import (
     check_explicit_collision,
     similar_project_warning,
 )
-from engram.server.envelope import ToolOutcome, to_json
+from engram.server.envelope import ToolOutcome
 from engram.server.options import current_options
 from engram.store.db import Store
 from engram.store.records import replace
@@ -283,9 +283,13 @@ def _with_source(detection: ProjectDetection, source: str) -> ProjectDetection:
 def answer(
     detection: ProjectDetection | None, text: str, result: Any, warnings: Any = ()
 ) -> ToolOutcome:
-    """A tool's outcome in the seed's envelope, the detection warning in diagnostics."""
+    """A tool's outcome in the seed's envelope, the detection warning in diagnostics.
+
+    ``result`` stays as the tool made it (records, models): the envelope turns the whole
+    ``data`` into JSON once, when the answer is written (:func:`~engram.server.envelope.
+    success_result`)."""
     diagnostics = [str(w) for w in warnings if w]
-    data: dict[str, Any] = {"result": to_json(result)}
+    data: dict[str, Any] = {"result": result}
     if detection is not None:
         data = {
             "project": detection.project,

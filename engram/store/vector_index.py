@@ -438,7 +438,7 @@ def describe_file(conn: sqlite3.Connection, model: str, dimension: int) -> tuple
 
     folder, database = index_location(conn)
     if folder is None:
-        return True, "vector index: in memory (the database is not a file)"
+        return True, "vector index: none yet (no database file: a new store, or one in memory)"
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
         return False, f"vector index: in memory ({folder} is not a plain folder)"
     path = vector_file.path_for(folder, model)

@@ -161,6 +161,15 @@ def test_the_cli_searches_hybrid_and_the_mode_setting_turns_it_off(sandbox: Sand
     assert report["on"] is True and report["missing"] == 0 and report["embedded"] == 4
 
 
+def test_doctor_on_a_store_not_made_yet_says_there_is_no_index_yet(sandbox: Sandbox) -> None:
+    # A fresh machine: doctor reads without creating the store, so there is no file to index.
+    result = _engram(sandbox, "doctor", "--check", "semantic")
+    assert not (sandbox.data_dir / "engram.db").exists()
+    assert "vector index: none yet (no database file: a new store, or one in memory)" in (
+        result.stdout
+    ), result.stdout
+
+
 def test_doctor_says_in_one_line_whether_semantic_recall_is_on(sandbox: Sandbox) -> None:
     with Store.open(sandbox.data_dir, env={}) as store:
         _fill(store)

@@ -48,22 +48,9 @@ from processes import load_average
 from stdio_client import StdioServer
 from store_bench import parse_size
 
+from engram.testing import CLAUDE_META
+
 TERM_RANK = 100  # a mid-frequency word (bench/corpus.py), as peers_bench's "mid" band
-# The per-request envelope Claude Code 2.1 sends (server/discover, tools/list, tools/call).
-CLAUDE_META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientInfo": {
-        "name": "claude-code",
-        "title": "Claude Code",
-        "version": "2.1.332",
-        "description": "Anthropic's agentic coding tool",
-        "websiteUrl": "https://claude.com/claude-code",
-    },
-    "io.modelcontextprotocol/clientCapabilities": {
-        "roots": {"listChanged": True},
-        "elicitation": {"form": {}, "url": {}},
-    },
-}
 
 
 @dataclass

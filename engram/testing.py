@@ -11,6 +11,23 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# The per-request envelope (``_meta``) Claude Code 2.1 sends with server/discover, tools/list
+# and tools/call in the 2026-07-28 era, as recorded: tests and benches replay its opening.
+CLAUDE_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {
+        "name": "claude-code",
+        "title": "Claude Code",
+        "version": "2.1.332",
+        "description": "Anthropic's agentic coding tool",
+        "websiteUrl": "https://claude.com/claude-code",
+    },
+    "io.modelcontextprotocol/clientCapabilities": {
+        "roots": {"listChanged": True},
+        "elicitation": {"form": {}, "url": {}},
+    },
+}
+
 
 @dataclass
 class Sandbox:

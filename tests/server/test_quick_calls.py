@@ -22,10 +22,9 @@ from engram.server.quick_calls import RESULT_KEYS
 from engram.server.quickstart import QuickStart, load_catalogue
 from engram.server.quickstart_build import handshake, sdk_answers, tools_call
 from engram.server.registry import Param, ToolSpec
-from engram.testing import Sandbox
+from engram.testing import CLAUDE_META, Sandbox
 from tests.server.mcp_process import ENGRAM_MCP, call, initialize, modern, request
 from tests.server.test_output_schemas import CALLS, _substitute
-from tests.server.test_quickstart import CLAUDE_META
 from tests.server.tool_state import fresh_tool_state
 
 HANDSHAKES = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]

@@ -27,7 +27,7 @@ from engram.server.quickstart_build import (
     sdk_answers,
     tools_list,
 )
-from engram.testing import Sandbox
+from engram.testing import CLAUDE_META, Sandbox
 from tests.server.mcp_process import ENGRAM_MCP, call, initialize, request
 
 VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "1999-01-01"]
@@ -35,21 +35,6 @@ MODERN_META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientCapabilities": {"roots": {"listChanged": True}},
     "io.modelcontextprotocol/clientInfo": {"name": "probe", "version": "2.0"},
-}
-# What Claude Code 2.1 opens with: server/discover, then tools/list, in the 2026-07-28 era.
-CLAUDE_META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientInfo": {
-        "name": "claude-code",
-        "title": "Claude Code",
-        "version": "2.1.332",
-        "description": "Anthropic's agentic coding tool",
-        "websiteUrl": "https://claude.com/claude-code",
-    },
-    "io.modelcontextprotocol/clientCapabilities": {
-        "roots": {"listChanged": True},
-        "elicitation": {"form": {}, "url": {}},
-    },
 }
 SELECTIONS = [
     ServerOptions(),

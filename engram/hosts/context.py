@@ -51,6 +51,20 @@ class Location:
         }
         return prefix.get(self.base, "$XDG_CONFIG_HOME/") + self.relpath
 
+    def child(self, rel: str) -> Location:
+        """The file or folder ``rel`` below this folder."""
+        return Location(self.base, f"{self.relpath}/{rel}")
+
+    @classmethod
+    def config_folder(cls, windows: str, elsewhere: str) -> Location:
+        """A host's config folder: ``windows`` below %APPDATA% on Windows, ``elsewhere`` below
+        $XDG_CONFIG_HOME (``~/.config``) on every other system."""
+        import sys
+
+        if sys.platform == "win32":
+            return cls(Base.APP_CONFIG, windows)
+        return cls(Base.CONFIG_HOME, elsewhere)
+
 
 # A host folder its own environment variable may move: base -> (variable, default below home).
 _OWN_HOMES: dict[Base, tuple[str, str]] = {

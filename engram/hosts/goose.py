@@ -14,7 +14,6 @@ so no context is injected that way; the memory comes in through the MCP tools an
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -25,15 +24,7 @@ from engram.hosts.hookspecs import hookimpl
 
 TIMEOUT_SECONDS = 300  # Goose's own default for a command-line extension
 # Goose's config folder: %APPDATA%\Block\goose\config on Windows, ~/.config/goose elsewhere.
-CONFIG_DIR = (
-    Location(Base.APP_CONFIG, "Block/goose/config")
-    if sys.platform == "win32"
-    else Location(Base.CONFIG_HOME, "goose")
-)
-
-
-def _config(rel: str) -> Location:
-    return Location(CONFIG_DIR.base, f"{CONFIG_DIR.relpath}/{rel}")
+CONFIG_DIR = Location.config_folder("Block/goose/config", "goose")
 
 
 class Goose(McpHost):
@@ -51,7 +42,9 @@ class Goose(McpHost):
         ),
     }
     mcp: ClassVar[dict[Scope, McpTarget]] = {
-        Scope.GLOBAL: McpTarget((_config("config.yaml"),), DocFormat.YAML, ("extensions",)),
+        Scope.GLOBAL: McpTarget(
+            (CONFIG_DIR.child("config.yaml"),), DocFormat.YAML, ("extensions",)
+        ),
     }
     skipped: ClassVar[dict[Scope, str]] = {
         Scope.WORKSPACE: (
@@ -68,8 +61,8 @@ class Goose(McpHost):
         ),
         Scope.GLOBAL: HostFiles(
             hooks=Location(Base.HOME, ".agents/plugins/engram"),
-            instructions=_config(".goosehints"),
-            skills=_config("skills"),
+            instructions=CONFIG_DIR.child(".goosehints"),
+            skills=CONFIG_DIR.child("skills"),
         ),
     }
 

@@ -10,7 +10,6 @@ reads exactly one project instruction file: the first that exists of ``.rules``,
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import ClassVar
@@ -22,15 +21,7 @@ from engram.hosts.hookspecs import hookimpl
 from engram.hosts.syntax import Dialect
 
 # Zed's settings folder: %APPDATA%\Zed on Windows, ~/.config/zed elsewhere (macOS too).
-CONFIG_DIR = (
-    Location(Base.APP_CONFIG, "Zed")
-    if sys.platform == "win32"
-    else Location(Base.CONFIG_HOME, "zed")
-)
-
-
-def _config(rel: str) -> Location:
-    return Location(CONFIG_DIR.base, f"{CONFIG_DIR.relpath}/{rel}")
+CONFIG_DIR = Location.config_folder("Zed", "zed")
 
 
 # Zed's project instruction files, in the order it looks for them; it uses the first one.
@@ -70,14 +61,14 @@ class Zed(McpHost):
             (Location(Base.WORKSPACE, ".zed/settings.json"),), DocFormat.JSONC, ("context_servers",)
         ),
         Scope.GLOBAL: McpTarget(
-            (_config("settings.json"),),
+            (CONFIG_DIR.child("settings.json"),),
             DocFormat.JSONC,
             ("context_servers",),
         ),
     }
     files: ClassVar[dict[Scope, HostFiles]] = {
         Scope.WORKSPACE: HostFiles(instructions=Location(Base.WORKSPACE, "AGENTS.md")),
-        Scope.GLOBAL: HostFiles(instructions=_config("AGENTS.md")),
+        Scope.GLOBAL: HostFiles(instructions=CONFIG_DIR.child("AGENTS.md")),
     }
 
     def scope_files(self, ctx: HostContext) -> HostFiles | None:

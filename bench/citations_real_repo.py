@@ -1,6 +1,8 @@
 """Citation checking on a real repository you choose, judged by Python's own parser.
 
-Usage: .venv/bin/python bench/citations_real_repo.py --repo PATH [--memories 120] [--seed 1]
+Usage: .venv/bin/python bench/citations_real_repo.py [--repo PATH] [--memories 120] [--seed 1]
+
+``--repo`` defaults to this checkout (Engram's own Python files).
 
 It clones ``PATH`` (any git repository with Python files) into a temporary folder. Then it
 saves ``--memories`` memories, each citing one function or class that exactly one ``.py``
@@ -63,7 +65,12 @@ def delete_definition(path: Path, definition: Definition) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repo", required=True, type=Path)
+    parser.add_argument(
+        "--repo",
+        type=Path,
+        default=Path(__file__).resolve().parent.parent,
+        help="default: this checkout",
+    )
     parser.add_argument("--memories", type=int, default=120)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()

@@ -223,11 +223,11 @@ def report_cold_start(all_peers: list[Peer]) -> None:
     for peer in all_peers:
         f = peer.figures
         cpu = statistics.median(f["cold_cpu"])
-        vs_node = cpu / statistics.median(node.figures["cold_cpu"]) if node else float("nan")
-        vs_old = cpu / statistics.median(old.figures["cold_cpu"]) if old else float("nan")
+        vs_node = f"{cpu / statistics.median(node.figures['cold_cpu']):.2f}x" if node else "-"
+        vs_old = f"{cpu / statistics.median(old.figures['cold_cpu']):.2f}x" if old else "-"
         print(
             f"| {peer.name} | {f['tools']} | {statistics.median(f['cold_wall']) * 1000:.0f} |"
-            f" {cpu * 1000:.0f} | {vs_node:.2f}x | {vs_old:.2f}x |"
+            f" {cpu * 1000:.0f} | {vs_node} | {vs_old} |"
             f" {statistics.median(f['cold_rss']) / 1024:.0f} |"
         )
     sys.stdout.flush()

@@ -80,9 +80,20 @@ def node_memory() -> list[str] | None:
 
 
 def _python_312() -> str | None:
-    for name in ("python3.13", "python3.12"):
-        found = shutil.which(name)
-        if found and subprocess.run([found, "-c", "pass"], check=False).returncode == 0:
+    """A Python >= 3.12 that runs: on PATH, else one pyenv installed (its shims refuse a
+    version that is not selected, so the versions folder is read too)."""
+    candidates = [shutil.which(name) for name in ("python3.13", "python3.12")]
+    pyenv = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
+    for version in ("3.13", "3.12"):
+        candidates += [str(p) for p in sorted(pyenv.glob(f"{version}*/bin/python{version}"))]
+    for found in candidates:
+        if (
+            found
+            and subprocess.run(
+                [found, "-c", "pass"], check=False, stderr=subprocess.DEVNULL
+            ).returncode
+            == 0
+        ):
             return found
     return None
 
@@ -95,7 +106,9 @@ def basic_memory() -> list[str] | None:
         return [str(binary), "mcp"]
     python = _python_312()
     if python is None:
-        say("peers: basic-memory needs Python >= 3.12 (python3.12 / python3.13 on PATH); skipping")
+        say(
+            "peers: basic-memory needs Python >= 3.12 (python3.12 / python3.13 on PATH or in pyenv); skipping"
+        )
         return None
     say(f"peers: installing {BASIC_MEMORY} into {venv} ...")
     subprocess.run([python, "-m", "venv", str(venv)], check=True)

@@ -222,18 +222,6 @@ def _percentiles(action: Callable[[], object], repeats: int) -> str:
     return " | ".join(cells)
 
 
-def parse_size(text: str) -> int:
-    """``5k`` (the labelled set alone) -> 0; ``100k`` -> 100000; ``1m`` -> 1000000."""
-    text = text.strip().lower()
-    if text == "5k":
-        return 0
-    scale = {"k": 1_000, "m": 1_000_000}.get(text[-1:], 1)
-    number = text[:-1] if scale > 1 else text
-    if not number.isdigit() or int(number) <= 0:
-        raise ValueError(f"not a size: {text!r} (use 5k, 100k, 1m)")
-    return int(number) * scale
-
-
 def run(size: int, rankings: list[str], cache: Path, repeats: int) -> dict[str, dict[str, Tally]]:
     """Build or load the store for ``size`` and evaluate each ranking on it."""
     data = retrieval_set.build()
@@ -406,7 +394,9 @@ def main(argv: list[str] | None = None) -> int:
     for item in args.set:
         _override(parser, item)
     try:
-        sizes = [parse_size(part) for part in args.sizes.split(",") if part.strip()]
+        sizes = [
+            retrieval_stores.parse_size(part) for part in args.sizes.split(",") if part.strip()
+        ]
     except ValueError as exc:
         parser.error(str(exc))
     rankings = [r for r in args.rankings.split(",") if r]

@@ -245,6 +245,38 @@ def labelled_store(size: int, data: retrieval_set.RetrievalSet, cache: Path = CA
     return data_dir
 
 
+def parse_size(text: str) -> int:
+    """``5k`` (the labelled set alone) -> 0; ``100k`` -> 100000; ``1m`` -> 1000000."""
+    text = text.strip().lower()
+    if text == "5k":
+        return 0
+    scale = {"k": 1_000, "m": 1_000_000}.get(text[-1:], 1)
+    number = text[:-1] if scale > 1 else text
+    if not number.isdigit() or int(number) <= 0:
+        raise ValueError(f"not a size: {text!r} (use 5k, 100k, 1m)")
+    return int(number) * scale
+
+
+def embedded_store(size: int, cache: Path = CACHE) -> Path:
+    """The labelled store for ``size`` with every memory embedded by the default embedder:
+    built and backfilled when the cache lacks it (minutes at 100k, ~20 at 1M), so the vector
+    benches need no earlier run of another bench."""
+    from engram.memory import embedding
+
+    data_dir = labelled_store(size, retrieval_set.build(), cache)
+    with Store.open(data_dir, env={"ENGRAM_SEARCH": "hybrid"}) as store:
+        state = embedding.status(store)
+        if not state.on:
+            raise SystemExit(f"the vector benches need semantic recall: {state.reason}")
+        started = time.perf_counter()
+        made = embedding.backfill(store)
+        if made:
+            print(
+                f"  embedded {made:,} memories in {time.perf_counter() - started:.0f} s", flush=True
+            )
+    return data_dir
+
+
 if __name__ == "__main__":  # build (or check) the cached stores: retrieval_stores.py 100k 1m
     for arg in sys.argv[1:]:
         scale = {"k": 1_000, "m": 1_000_000}[arg[-1].lower()]

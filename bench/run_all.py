@@ -32,8 +32,10 @@ ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "performance.md"
 BEGIN, END = "<!-- run_all:begin -->", "<!-- run_all:end -->"
 MAX_LINES = 120  # of one bench's output kept in the doc
-# name: (script, standard arguments, --quick arguments). What needs more than the venv
-# (Postgres, Node, tmux) is left to its own bench and documented there.
+# name: (script, standard arguments, --quick arguments). Every bench under bench/ that prints
+# figures is here: Postgres comes from the [cloud] extra (pgserver), the Node server and the
+# other peers from scripts/install-host-clis and bench/peers_setup.py, tmux from Debian; a
+# bench whose peer is missing says so in its own output.
 BENCHES: dict[str, tuple[str, list[str], list[str]]] = {
     "hook": (
         "hook_bench.py",
@@ -75,6 +77,57 @@ BENCHES: dict[str, tuple[str, list[str], list[str]]] = {
         ["--size", "100k", "--saves", "600", "--clients", "16", "--writes", "150"],
         ["--size", "1500", "--saves", "20", "--clients", "4", "--writes", "5"],
     ),
+    "cloud": (
+        "cloud_bench.py",
+        ["--sizes", "1000,10000,100000", "--repeats", "3"],
+        [
+            "--sizes",
+            "300",
+            "--repeats",
+            "1",
+            "--fleet-servers",
+            "2",
+            "--fleet-clients",
+            "4",
+            "--fleet-mutations",
+            "10",
+        ],
+    ),
+    "retrieval": (
+        "retrieval_bench.py",
+        [
+            "--sizes",
+            "5k,100k",
+            "--rankings",
+            "legacy,bm25,engram,hybrid",
+            "--check-hybrid",
+            "--save-throughput",
+            "--term-repeats",
+            "20",
+        ],
+        ["--sizes", "5k", "--rankings", "engram,hybrid", "--term-repeats", "0"],
+    ),
+    "embedders": (
+        "embedder_compare.py",
+        ["--limit", "1500"],
+        ["--embedders", "wordllama-l2-supercat", "--limit", "200"],
+    ),
+    "vector-index": (
+        "vector_index_bench.py",
+        ["--size", "100k", "--rounds", "3"],
+        ["--size", "5k", "--rounds", "1", "--queries", "5"],
+    ),
+    "sqlite-vec": ("sqlite_vec_bench.py", ["--size", "100k"], ["--size", "5k", "--queries", "5"]),
+    "tui": (
+        "tui_bench.py",
+        ["--sizes", "1k,100k", "--rounds", "5"],
+        ["--sizes", "1k,2000", "--rounds", "1", "--no-terminal"],
+    ),
+    "peers": (
+        "peers_bench.py",
+        ["--spawns", "15", "--saves", "300", "--sizes", "1000,10000", "--repeats", "10"],
+        ["--spawns", "1", "--saves", "5", "--sizes", "200", "--repeats", "1"],
+    ),
     "citations": (
         "citations_bench.py",
         ["--runs", "15"],
@@ -91,6 +144,7 @@ BENCHES: dict[str, tuple[str, list[str], list[str]]] = {
             "2",
         ],
     ),
+    "citations-real": ("citations_real_repo.py", ["--memories", "120"], ["--memories", "50"]),
 }
 
 

@@ -1,10 +1,15 @@
 """sqlite-vec against Engram's int8 scan of the memory-mapped index file, on one store.
 
 Needs ``sqlite-vec`` and an SQLite binding that can load extensions: this Python's
-``sqlite3`` when it can, else ``pysqlite3`` (``pip install sqlite-vec pysqlite3-binary``);
-without them it says so and exits 0. Not a test; the figures are in docs/search.md::
+``sqlite3`` when it can, else ``pysqlite3`` (both pinned in the ``bench`` extra, which
+``dev`` includes; without them it says so and exits 0). Not a test; the figures are in
+docs/search.md::
 
-    .venv/bin/python bench/sqlite_vec_bench.py bench/.cache/retrieval-100000
+    .venv/bin/python bench/sqlite_vec_bench.py                 # the 100k retrieval store
+    .venv/bin/python bench/sqlite_vec_bench.py --size 1m
+    .venv/bin/python bench/sqlite_vec_bench.py --data-dir ~/.engram
+
+The retrieval store is built and embedded when the cache lacks it (bench/retrieval_stores.py).
 
 Timed, CPU per query (median and p95 of ``--queries`` random unit vectors), with a project
 filter (the store's largest project) and without, 50 nearest each:
@@ -86,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     import numpy as np
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("data_dir", type=Path)
+    parser.add_argument("--size", default="100k", help="5k, 100k or 1m: the retrieval store")
+    parser.add_argument("--data-dir", type=Path, help="another store's data dir instead")
     parser.add_argument("--queries", type=int, default=40)
     args = parser.parse_args(argv)
     found = _loader()
@@ -94,6 +100,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"sqlite-vec not measurable here: {found}")
         return 0
     module, name = found
+    if args.data_dir is None:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        sys.path.insert(0, str(Path(__file__).resolve().parent / "data"))
+        import retrieval_stores
+
+        args.data_dir = retrieval_stores.embedded_store(retrieval_stores.parse_size(args.size))
     db = str(args.data_dir / "engram.db")
     conn = _connect(module, db, read_only=True)
     model, dimension, project = conn.execute(
@@ -112,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     def engram(at: int, filtered: bool) -> None:
         start, end = base.spans[project] if filtered else (0, len(base))
         sims = vector_index._similarities(base, start, end, vectors[at])
-        np.argpartition(-sims, 49)[:50]
+        np.argpartition(-sims, min(49, len(sims) - 1))[:50]  # a small store has fewer
 
     where = "embedding_model = ? AND deleted_at IS NULL"
     scalar = (

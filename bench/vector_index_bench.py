@@ -124,7 +124,11 @@ def _index_bytes(data_dir: Path) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Parse flags; run the children alternately; print the table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--size", default="100k", help="100k or 1m (a cached retrieval store)")
+    parser.add_argument(
+        "--size",
+        default="100k",
+        help="5k, 100k or 1m: the retrieval store, built and embedded when not cached",
+    )
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--queries", type=int, default=120)
     parser.add_argument("--cache", type=Path, default=retrieval_stores.CACHE)
@@ -136,10 +140,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     data_dir = args.data_dir
     if data_dir is None:
-        scale = {"k": 1_000, "m": 1_000_000}[args.size[-1].lower()]
-        data_dir = args.cache / f"retrieval-{int(args.size[:-1]) * scale}"
+        data_dir = retrieval_stores.embedded_store(
+            retrieval_stores.parse_size(args.size), args.cache
+        )
     if not (data_dir / "engram.db").is_file():
-        parser.error(f"no store at {data_dir}: run bench/retrieval_bench.py --sizes {args.size}")
+        parser.error(f"no store at {data_dir}")
     runs: dict[str, list[dict[str, float]]] = {mode: [] for mode in MODES}
     _run_child("file", data_dir, 1)  # make sure the file exists before timing it
     for _ in range(args.rounds):

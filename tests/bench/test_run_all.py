@@ -38,6 +38,7 @@ def test_unknown_bench_is_one_line_and_writes_nothing(sandbox: Sandbox, tmp_path
     assert result.returncode == 2
     assert result.stdout.strip().splitlines() == [
         "error: unknown bench nosuch (known: hook, mcp, first-answer, serve-start, store, "
-        "conflicts, sync, autosync, http, writers, citations)"
+        "conflicts, sync, autosync, http, writers, cloud, retrieval, embedders, vector-index, "
+        "sqlite-vec, tui, peers, citations, citations-real)"
     ]
     assert doc.read_text() == DOC

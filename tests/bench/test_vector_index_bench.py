@@ -39,7 +39,7 @@ def test_the_sqlite_vec_bench_says_in_one_line_when_it_cannot_measure(tmp_path: 
     )
     result = subprocess.run(
         [sys.executable, "-c", hidden, str(SCRIPT.with_name("sqlite_vec_bench.py")),
-         str(tmp_path)],
+         "--data-dir", str(tmp_path)],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr

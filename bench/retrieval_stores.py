@@ -247,14 +247,9 @@ def labelled_store(size: int, data: retrieval_set.RetrievalSet, cache: Path = CA
 
 def parse_size(text: str) -> int:
     """``5k`` (the labelled set alone) -> 0; ``100k`` -> 100000; ``1m`` -> 1000000."""
-    text = text.strip().lower()
-    if text == "5k":
-        return 0
-    scale = {"k": 1_000, "m": 1_000_000}.get(text[-1:], 1)
-    number = text[:-1] if scale > 1 else text
-    if not number.isdigit() or int(number) <= 0:
-        raise ValueError(f"not a size: {text!r} (use 5k, 100k, 1m)")
-    return int(number) * scale
+    import store_bench
+
+    return 0 if text.strip().lower() == "5k" else store_bench.parse_size(text)
 
 
 def embedded_store(size: int, cache: Path = CACHE) -> Path:

@@ -22,7 +22,7 @@ from engram.cloud.auth import Principal
 from engram.cloud.new_projects import require_not_a_variant
 from engram.cloud.problems import CloudProblem, invalid
 from engram.cloud.store import mutations, projects
-from engram.cloud.store.db import CloudStore, Conn
+from engram.cloud.store.db import Conn
 from engram.cloud.wire import parse_entries
 from engram.sync.mutation import Mutation
 from engram.sync.trust import TrustGate
@@ -31,7 +31,7 @@ MAX_PULL = 1000
 
 
 def _only_own_project(
-    store: CloudStore,
+    conn: Conn,
     principal: Principal,
     project: str,
     batch: Sequence[Mutation],
@@ -45,18 +45,17 @@ def _only_own_project(
     if refused is not None:
         index, why = refused
         what = "batch" if action == "mutation_push" else "chunk"
-        with store.transaction() as conn:
-            projects.record_sync_rejection(
-                conn,
-                contributor=principal.label,
-                principal_id=principal.id,
-                claimed_by=claimed_by,
-                project=project,
-                action=action,
-                entry_count=len(batch),
-                outcome="rejected_foreign_project",
-                reason_code="policy_forbidden",
-            )
+        projects.record_sync_rejection(
+            conn,
+            contributor=principal.label,
+            principal_id=principal.id,
+            claimed_by=claimed_by,
+            project=project,
+            action=action,
+            entry_count=len(batch),
+            outcome="rejected_foreign_project",
+            reason_code="policy_forbidden",
+        )
         raise CloudProblem(
             403,
             "policy",
@@ -129,35 +128,33 @@ def _materialize(
 
 
 def push_mutations(
-    store: CloudStore, principal: Principal, project: str, body: dict[str, Any]
+    conn: Conn, principal: Principal, project: str, body: dict[str, Any]
 ) -> dict[str, Any]:
     """Append a batch of mutations; returns ``{project, accepted, duplicates, last_seq,
-    chunks}``. Raises CloudProblem 400 (bad batch) or 409 ``sync-paused``."""
+    chunks}``. Raises CloudProblem 400 (bad batch), 403 (another project's entries, recorded)
+    or 409 ``sync-paused`` (recorded) before it writes anything else."""
     batch = parse_entries(body.get("entries"))
     claimed = _claimed_by(body)
-    _only_own_project(store, principal, project, batch, action="mutation_push", claimed_by=claimed)
+    _only_own_project(conn, principal, project, batch, action="mutation_push", claimed_by=claimed)
     # Serialized and gzipped before the project's lock is taken: pushes to one project wait
     # for each other only while they write. Rebuilt below if some entries were duplicates.
     prepared = chunks.chunks_by_origin(batch)
-    with store.transaction() as conn:
-        require_not_a_variant(conn, project)
-        locked = mutations.lock_project(conn, project)
-        if not locked.sync_enabled:
-            projects.record_sync_rejection(
-                conn,
-                contributor=principal.label,
-                principal_id=principal.id,
-                claimed_by=claimed,
-                project=project,
-                action="mutation_push",
-                entry_count=len(batch),
-            )
-        else:
-            fresh = mutations.unknown_mutations(conn, project, batch)
-            groups = prepared if len(fresh) == len(batch) else chunks.chunks_by_origin(fresh)
-            last, chunk_ids = _materialize(conn, project, locked.last_seq, groups, principal)
+    require_not_a_variant(conn, project)
+    locked = mutations.lock_project(conn, project)
     if not locked.sync_enabled:
+        projects.record_sync_rejection(
+            conn,
+            contributor=principal.label,
+            principal_id=principal.id,
+            claimed_by=claimed,
+            project=project,
+            action="mutation_push",
+            entry_count=len(batch),
+        )
         raise _paused(project)
+    fresh = mutations.unknown_mutations(conn, project, batch)
+    groups = prepared if len(fresh) == len(batch) else chunks.chunks_by_origin(fresh)
+    last, chunk_ids = _materialize(conn, project, locked.last_seq, groups, principal)
     return {
         "project": project,
         "accepted": len(fresh),
@@ -167,12 +164,11 @@ def push_mutations(
     }
 
 
-def pull_mutations(store: CloudStore, project: str, since: int, limit: int) -> str:
+def pull_mutations(conn: Conn, project: str, since: int, limit: int) -> str:
     """Mutations after cursor ``since`` (never gated on pause), as the JSON text of
     ``{project, mutations, next_since, last_seq, has_more}``."""
     limit = max(1, min(limit, MAX_PULL))
-    with store.transaction() as conn:
-        page = mutations.pull_page(conn, project, since, limit)
+    page = mutations.pull_page(conn, project, since, limit)
     next_since = page.last_in_page if page.last_in_page is not None else since
     head = json.dumps({"project": project}, ensure_ascii=False)[:-1]
     return (
@@ -208,51 +204,49 @@ def _read_chunk_body(body: dict[str, Any]) -> tuple[str, bytes, list[Mutation]]:
 
 
 def push_chunk(
-    store: CloudStore, principal: Principal, project: str, body: dict[str, Any]
+    conn: Conn, principal: Principal, project: str, body: dict[str, Any]
 ) -> dict[str, Any]:
     """Store a client-built chunk after checking its hash; its mutations join the log. It is
-    attributed to ``principal``; the ``created_by`` it claims is kept as ``claimed_by``."""
+    attributed to ``principal``; the ``created_by`` it claims is kept as ``claimed_by``.
+    Refusals (CloudProblem) come before anything but their audit rows is written."""
     chunk_id, content, batch = _read_chunk_body(body)
     claimed = _claimed_by(body)
     created_by = principal.label
-    _only_own_project(store, principal, project, batch, action="chunk_push", claimed_by=claimed)
-    with store.transaction() as conn:
-        require_not_a_variant(conn, project)
-        locked = mutations.lock_project(conn, project)
-        if not locked.sync_enabled:
-            projects.record_sync_rejection(
-                conn,
-                contributor=created_by,
-                principal_id=principal.id,
-                claimed_by=claimed,
-                project=project,
-                action="chunk_push",
-                entry_count=len(batch),
-            )
-        else:
-            stored = mutations.insert_chunk(
-                conn,
-                project,
-                chunk_id,
-                content,
-                created_by=created_by,
-                origin="push",
-                mutation_count=len(batch),
-                claimed_by=claimed,
-                principal_id=principal.id,
-            )
-            fresh = mutations.unknown_mutations(conn, project, batch) if stored else []
-            last = _store_batch(
-                conn,
-                project,
-                locked.last_seq,
-                fresh,
-                created_by=created_by,
-                principal_id=principal.id,
-                chunk_id=chunk_id,
-            )
+    _only_own_project(conn, principal, project, batch, action="chunk_push", claimed_by=claimed)
+    require_not_a_variant(conn, project)
+    locked = mutations.lock_project(conn, project)
     if not locked.sync_enabled:
+        projects.record_sync_rejection(
+            conn,
+            contributor=created_by,
+            principal_id=principal.id,
+            claimed_by=claimed,
+            project=project,
+            action="chunk_push",
+            entry_count=len(batch),
+        )
         raise _paused(project)
+    stored = mutations.insert_chunk(
+        conn,
+        project,
+        chunk_id,
+        content,
+        created_by=created_by,
+        origin="push",
+        mutation_count=len(batch),
+        claimed_by=claimed,
+        principal_id=principal.id,
+    )
+    fresh = mutations.unknown_mutations(conn, project, batch) if stored else []
+    last = _store_batch(
+        conn,
+        project,
+        locked.last_seq,
+        fresh,
+        created_by=created_by,
+        principal_id=principal.id,
+        chunk_id=chunk_id,
+    )
     return {
         "project": project,
         "chunk_id": chunk_id,
@@ -262,10 +256,9 @@ def push_chunk(
     }
 
 
-def list_chunks(store: CloudStore, project: str) -> dict[str, Any]:
+def list_chunks(conn: Conn, project: str) -> dict[str, Any]:
     """The project's chunk manifest (never gated on pause)."""
-    with store.transaction() as conn:
-        rows = mutations.list_chunks(conn, project)
+    rows = mutations.list_chunks(conn, project)
     return {
         "project": project,
         "chunks": [
@@ -283,10 +276,9 @@ def list_chunks(store: CloudStore, project: str) -> dict[str, Any]:
     }
 
 
-def get_chunk(store: CloudStore, project: str, chunk_id: str) -> dict[str, Any]:
+def get_chunk(conn: Conn, project: str, chunk_id: str) -> dict[str, Any]:
     """One chunk's bytes (base64) and metadata. Raises CloudProblem 404."""
-    with store.transaction() as conn:
-        row = mutations.get_chunk(conn, project, chunk_id)
+    row = mutations.get_chunk(conn, project, chunk_id)
     if row is None:
         raise CloudProblem(404, "invalid_request", "chunk_not_found", f"no chunk {chunk_id}")
     return {

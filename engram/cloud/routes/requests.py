@@ -16,11 +16,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from engram.cloud.auth import Principal
-from engram.cloud.gate import admit
+from engram.cloud.gate import admit, admit_and_run
 from engram.cloud.new_projects import project_name
 from engram.cloud.problems import CloudProblem, invalid, too_large
 from engram.cloud.settings import CloudSettings
-from engram.cloud.store.db import CloudStore
+from engram.cloud.store.db import CloudStore, Conn
 from engram.nul_guard import body_holds_nul
 
 T = TypeVar("T")
@@ -74,6 +74,18 @@ async def admitted(
     header = request.headers.get("authorization")
     return await offload(
         admit, ctx.store, ctx.settings, header, route=route, project=project, require=require
+    )
+
+
+async def admitted_work(
+    request: Request, route: str, project: str, work: Callable[[Conn, Principal], T]
+) -> T:
+    """``work(conn, principal)`` for an admitted caller, in the admission's own transaction
+    (one pooled connection, one commit; see :func:`engram.cloud.gate.admit_and_run`)."""
+    ctx = context(request)
+    header = request.headers.get("authorization")
+    return await offload(
+        admit_and_run, ctx.store, ctx.settings, header, work, route=route, project=project
     )
 
 

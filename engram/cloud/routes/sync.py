@@ -6,37 +6,44 @@ Header-auth only. Pushes honour ``ENGRAM_CLOUD_MAX_PUSH_BYTES`` (413) and pause 
 
 from __future__ import annotations
 
+from typing import Any
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from engram.cloud import replication
+from engram.cloud.auth import Principal
 from engram.cloud.routes.requests import (
-    admitted,
+    admitted_work,
     context,
     int_param,
-    offload,
     project_param,
     read_json,
 )
+from engram.cloud.store.db import Conn
 
 
 async def push_mutations(request: Request) -> JSONResponse:
     ctx = context(request)
     body = await read_json(request, ctx.settings.max_push_bytes)
     project = project_param(body.get("project"))
-    principal = await admitted(request, "mutations_push", project=project)
-    result = await offload(replication.push_mutations, ctx.store, principal, project, body)
-    return JSONResponse(result)
+
+    def push(conn: Conn, principal: Principal) -> dict[str, Any]:
+        return replication.push_mutations(conn, principal, project, body)
+
+    return JSONResponse(await admitted_work(request, "mutations_push", project, push))
 
 
 async def pull_mutations(request: Request) -> Response:
-    ctx = context(request)
     project = project_param(request.query_params.get("project"))
     since = int_param(request, "since", 0)
     limit = int_param(request, "limit", 500)
-    await admitted(request, "mutations_pull", project=project)
-    page = await offload(replication.pull_mutations, ctx.store, project, since, limit)
+
+    def pull(conn: Conn, _: Principal) -> str:
+        return replication.pull_mutations(conn, project, since, limit)
+
+    page = await admitted_work(request, "mutations_pull", project, pull)
     return Response(page, media_type="application/json")
 
 
@@ -44,23 +51,30 @@ async def push_chunk(request: Request) -> JSONResponse:
     ctx = context(request)
     body = await read_json(request, ctx.settings.max_push_bytes)
     project = project_param(body.get("project"))
-    principal = await admitted(request, "push", project=project)
-    return JSONResponse(await offload(replication.push_chunk, ctx.store, principal, project, body))
+
+    def push(conn: Conn, principal: Principal) -> dict[str, Any]:
+        return replication.push_chunk(conn, principal, project, body)
+
+    return JSONResponse(await admitted_work(request, "push", project, push))
 
 
 async def pull_manifest(request: Request) -> JSONResponse:
-    ctx = context(request)
     project = project_param(request.query_params.get("project"))
-    await admitted(request, "pull", project=project)
-    return JSONResponse(await offload(replication.list_chunks, ctx.store, project))
+
+    def manifest(conn: Conn, _: Principal) -> dict[str, Any]:
+        return replication.list_chunks(conn, project)
+
+    return JSONResponse(await admitted_work(request, "pull", project, manifest))
 
 
 async def pull_chunk(request: Request) -> JSONResponse:
-    ctx = context(request)
     project = project_param(request.query_params.get("project"))
-    await admitted(request, "pull_chunk", project=project)
     chunk_id = request.path_params["chunk_id"]
-    return JSONResponse(await offload(replication.get_chunk, ctx.store, project, chunk_id))
+
+    def chunk(conn: Conn, _: Principal) -> dict[str, Any]:
+        return replication.get_chunk(conn, project, chunk_id)
+
+    return JSONResponse(await admitted_work(request, "pull_chunk", project, chunk))
 
 
 def routes() -> list[BaseRoute]:

@@ -10,6 +10,8 @@ Usage::
 
 from __future__ import annotations
 
+import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -22,6 +24,10 @@ from engram.cloud.store.migrate import migrate
 from engram.errors import EngramError
 
 Conn = psycopg.Connection[dict[str, Any]]
+
+# A connection that finished a transaction this recently is handed out without the extra
+# round trip of a check; one idle longer (or any, once a connection broke) is checked first.
+CHECK_AFTER_IDLE_S = 1.0
 
 
 def _unreachable(url: str, exc: Exception) -> EngramError:
@@ -43,15 +49,19 @@ class CloudStore:
 
     def __init__(self, url: str, *, max_size: int = 10) -> None:
         self.url = url
+        # When each pooled connection last ended a transaction in working order, and when
+        # one was last found broken (monotonic seconds).
+        self._healthy_at: weakref.WeakKeyDictionary[Conn, float] = weakref.WeakKeyDictionary()
+        self._broken_at = 0.0
         self.pool: ConnectionPool[Conn] = ConnectionPool(
             url,
             min_size=1,
             max_size=max_size,
             kwargs={"row_factory": dict_row},
             open=False,
-            # A connection is checked before it is handed out: after a Postgres restart the
-            # dead ones are replaced instead of failing the request.
-            check=ConnectionPool.check_connection,
+            # After a Postgres restart the dead connections are replaced instead of failing
+            # requests: see _check.
+            check=self._check,
             timeout=10.0,
             name="engram-cloud",
         )
@@ -80,8 +90,23 @@ class CloudStore:
     @contextmanager
     def transaction(self) -> Iterator[Conn]:
         """One unit of work on a pooled connection: commit on success, roll back on error."""
-        with self.pool.connection() as conn, conn.transaction():
-            yield conn
+        with self.pool.connection() as conn:
+            try:
+                with conn.transaction():
+                    yield conn
+            finally:
+                if conn.broken or conn.closed:
+                    self._broken_at = time.monotonic()
+                else:
+                    self._healthy_at[conn] = time.monotonic()
+
+    def _check(self, conn: Conn) -> None:
+        """The pool's check before handing ``conn`` out: a round trip only when the connection
+        has been idle over :data:`CHECK_AFTER_IDLE_S`, or another broke since its last use."""
+        healthy = self._healthy_at.get(conn)
+        recent = healthy is not None and healthy > self._broken_at
+        if not recent or time.monotonic() - (healthy or 0.0) >= CHECK_AFTER_IDLE_S:
+            ConnectionPool.check_connection(conn)
 
     def ping(self) -> bool:
         """True when the database answers ``SELECT 1``."""

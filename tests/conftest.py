@@ -33,8 +33,9 @@ def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Sandbox
 
 @pytest.fixture(autouse=True)
 def _forget_the_tool_store() -> Iterator[None]:
-    """The in-process ``mem_*``/``engram_*`` tools cache the store they first opened; a test
-    that ran them must not leave the next test (another sandbox) reading its data dir."""
+    """The in-process ``mem_*``/``engram_*`` tools cache the store they first opened (and the
+    detections they made); a test that ran them must not leave the next test (another sandbox)
+    reading its data dir."""
     yield
     context = sys.modules.get("engram.server.mem_tools.context")
     state = getattr(context, "STATE", None)
@@ -44,6 +45,9 @@ def _forget_the_tool_store() -> Iterator[None]:
         state._store = None
         state.recoveries.clear()
         state.prompts.clear()
+    remembered = sys.modules.get("engram.memory.detection_cache")
+    if remembered is not None:
+        remembered.REMEMBERED.clear()
 
 
 def use_every_host(home: Path, workspace: Path) -> None:

@@ -44,11 +44,37 @@ class GitRepo:
     common_dir: str
 
 
-def find_git_repo(start: str | os.PathLike[str]) -> GitRepo | None:
+class DiskReads:
+    """How detection looks at the disk. This one just looks;
+    :class:`engram.memory.detection_cache.StampedReads` also notes the stamp of every path it
+    looks at, so a remembered detection can tell when one of them changed."""
+
+    def is_dir(self, path: str) -> bool:
+        """Whether ``path`` is a directory (following symlinks)."""
+        return os.path.isdir(path)
+
+    def is_file(self, path: str) -> bool:
+        """Whether ``path`` is a regular file (following symlinks)."""
+        return os.path.isfile(path)
+
+    def read_text(self, path: str, errors: str = "strict") -> str:
+        """The UTF-8 text of ``path``; raises what ``open`` and decoding raise."""
+        with open(path, encoding="utf-8", errors=errors) as handle:
+            return handle.read()
+
+    def resolve(self, path: str) -> str:
+        """``path`` with its symlinks resolved (:func:`os.path.realpath`)."""
+        return os.path.realpath(path)
+
+
+PLAIN = DiskReads()
+
+
+def find_git_repo(start: str | os.PathLike[str], reads: DiskReads = PLAIN) -> GitRepo | None:
     """The git working tree enclosing ``start`` (inclusive), or None outside any repository."""
     folder = plain_path(start)
     while True:
-        repo = git_repo_at(folder)
+        repo = git_repo_at(folder, reads)
         if repo is not None:
             return repo
         parent = os.path.dirname(folder) or "."  # Path.parent
@@ -57,53 +83,48 @@ def find_git_repo(start: str | os.PathLike[str]) -> GitRepo | None:
         folder = parent
 
 
-def git_repo_at(folder: str | os.PathLike[str]) -> GitRepo | None:
+def git_repo_at(folder: str | os.PathLike[str], reads: DiskReads = PLAIN) -> GitRepo | None:
     """The repository whose working-tree root is exactly ``folder``, or None."""
     root = plain_path(folder)
     dot_git = os.path.join(root, ".git")
     try:
-        if os.path.isdir(dot_git):
-            return GitRepo(root, dot_git, _common_dir(dot_git))
-        if os.path.isfile(dot_git):
-            git_dir = _gitdir_from_file(dot_git)
-            if git_dir is not None and os.path.isdir(git_dir):
-                return GitRepo(root, git_dir, _common_dir(git_dir))
+        if reads.is_dir(dot_git):
+            return GitRepo(root, dot_git, _common_dir(dot_git, reads))
+        if reads.is_file(dot_git):
+            git_dir = _gitdir_from_file(dot_git, reads)
+            if git_dir is not None and reads.is_dir(git_dir):
+                return GitRepo(root, git_dir, _common_dir(git_dir, reads))
     except OSError:
         return None
     return None
 
 
-def _read(path: str) -> str:
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        return handle.read()
-
-
-def _beside(folder: str, target: str) -> str:
+def _beside(folder: str, target: str, reads: DiskReads) -> str:
     """``target`` as written in a git pointer file: absolute, or relative to ``folder``."""
     target = plain_path(target)
-    return target if os.path.isabs(target) else os.path.realpath(os.path.join(folder, target))
+    return target if os.path.isabs(target) else reads.resolve(os.path.join(folder, target))
 
 
-def _gitdir_from_file(dot_git: str) -> str | None:
+def _gitdir_from_file(dot_git: str, reads: DiskReads) -> str | None:
     """Follow a ``gitdir: <path>`` file (linked worktrees, submodules)."""
-    text = _read(dot_git).strip()
+    text = reads.read_text(dot_git, "replace").strip()
     if not text.startswith("gitdir:"):
         return None
-    return _beside(os.path.dirname(dot_git), text[len("gitdir:") :].strip())
+    return _beside(os.path.dirname(dot_git), text[len("gitdir:") :].strip(), reads)
 
 
-def _common_dir(git_dir: str) -> str:
+def _common_dir(git_dir: str, reads: DiskReads) -> str:
     """A linked worktree's git dir names the shared one in its ``commondir`` file."""
     pointer = os.path.join(git_dir, "commondir")
-    if not os.path.isfile(pointer):
+    if not reads.is_file(pointer):
         return git_dir
-    return _beside(git_dir, _read(pointer).strip())
+    return _beside(git_dir, reads.read_text(pointer, "replace").strip(), reads)
 
 
-def origin_url(repo: GitRepo) -> str | None:
+def origin_url(repo: GitRepo, reads: DiskReads = PLAIN) -> str | None:
     """The ``url`` of ``[remote "origin"]`` in the shared git config, or None."""
     try:
-        text = _read(os.path.join(repo.common_dir, "config"))
+        text = reads.read_text(os.path.join(repo.common_dir, "config"), "replace")
     except OSError:
         return None
     in_origin = False
@@ -203,7 +224,7 @@ def repo_name_from_url(url: str) -> str:
     return trimmed[max(trimmed.rfind("/"), trimmed.rfind(":"), trimmed.rfind("\\")) + 1 :]
 
 
-def read_binding(repo: GitRepo) -> str | None:
+def read_binding(repo: GitRepo, reads: DiskReads = PLAIN) -> str | None:
     """The label bound to this clone, or None when no binding exists yet.
 
     Raises:
@@ -212,8 +233,7 @@ def read_binding(repo: GitRepo) -> str | None:
     """
     path = os.path.join(repo.common_dir, BINDING_FILE)
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
+        text = reads.read_text(path)
     except FileNotFoundError:
         return None
     except UnicodeDecodeError as exc:

@@ -21,7 +21,7 @@ from collections import namedtuple
 from engram import lean_json, project_names
 from engram.errors import EngramError
 from engram.memory import git_repo
-from engram.memory.git_repo import GitRepo
+from engram.memory.git_repo import PLAIN, DiskReads, GitRepo
 from engram.store.datadir import plain_path
 from engram.store.records import Record, record
 
@@ -148,8 +148,11 @@ def resolve_project(
     return detect_project(cwd)
 
 
-def detect_project(cwd: str | os.PathLike[str]) -> ProjectDetection:
+def detect_project(cwd: str | os.PathLike[str], reads: DiskReads = PLAIN) -> ProjectDetection:
     """Detect the project for a working directory (the seed's six cases, in order).
+
+    ``reads`` is how the configuration and git files are looked at (a long-lived server passes
+    one that notes their stamps: :mod:`engram.memory.detection_cache`).
 
     Raises:
         EngramError: ``project.bad_config`` for an unreadable ``.engram/config.json`` and
@@ -157,14 +160,14 @@ def detect_project(cwd: str | os.PathLike[str]) -> ProjectDetection:
             fails closed instead of falling back to a directory name.
     """
     cwd = os.path.realpath(os.fspath(cwd))  # Path.resolve(), as a plain string
-    repo = git_repo.find_git_repo(cwd)
-    config = _nearest_config(cwd, repo.root if repo else cwd)
+    repo = git_repo.find_git_repo(cwd, reads)
+    config = _nearest_config(cwd, repo.root if repo else cwd, reads)
     if config is not None:
-        named = read_project_config(config)
+        named = read_project_config(config, reads)
         owner = os.path.dirname(os.path.dirname(config))
         return ProjectDetection(named.name, "config", owner, cwd, warning=named.warning)
     if repo is not None:
-        return _detect_in_repo(repo, cwd)
+        return _detect_in_repo(repo, cwd, reads)
     children = git_children(cwd)
     if len(children) == 1:
         child = detect_project(children[0])
@@ -191,12 +194,12 @@ def _join(first: str | None, second: str) -> str:
     return f"{first}; {second}" if first else second
 
 
-def _nearest_config(cwd: str, top: str) -> str | None:
+def _nearest_config(cwd: str, top: str, reads: DiskReads) -> str | None:
     """The nearest ``.engram/config.json`` from ``cwd`` up to ``top`` (inclusive)."""
     folder = cwd
     while True:
         candidate = os.path.join(folder, CONFIG_DIR, CONFIG_FILE)
-        if os.path.isfile(candidate):
+        if reads.is_file(candidate):
             return candidate
         parent = os.path.dirname(folder) or "."
         if folder == top or parent == folder:
@@ -204,15 +207,14 @@ def _nearest_config(cwd: str, top: str) -> str | None:
         folder = parent
 
 
-def read_project_config(path: str | os.PathLike[str]) -> ProjectName:
+def read_project_config(path: str | os.PathLike[str], reads: DiskReads = PLAIN) -> ProjectName:
     """The normalized ``project_name`` in a ``.engram/config.json``.
 
     Raises:
         EngramError: ``project.bad_config`` when the file is unreadable or names no valid project.
     """
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = lean_json.loads(handle.read())
+        data = lean_json.loads(reads.read_text(os.fspath(path)))
     except (OSError, ValueError) as exc:  # ValueError: also not UTF-8, a 4,300-digit number
         raise _config_error(path, f"it is not readable JSON ({exc})") from exc
     except RecursionError:
@@ -235,18 +237,18 @@ def _config_error(path: str | os.PathLike[str], why: str) -> EngramError:
     )
 
 
-def _detect_in_repo(repo: GitRepo, cwd: str) -> ProjectDetection:
+def _detect_in_repo(repo: GitRepo, cwd: str, reads: DiskReads) -> ProjectDetection:
     """Cases 2 and 3: reuse the clone's binding, or create it from the remote or root name."""
-    url = git_repo.origin_url(repo)
+    url = git_repo.origin_url(repo, reads)
     source = "git_remote" if url else "git_root"
-    label = git_repo.read_binding(repo)
+    label = git_repo.read_binding(repo, reads)
     warning = None
     if label is None:
         raw = git_repo.repo_name_from_url(url) if url else os.path.basename(repo.root)
         named = normalize_project_name(raw)
         git_repo.write_binding(repo, named.name)
         # Two processes may race to create it; the file on disk is the one that counts.
-        label = git_repo.read_binding(repo) or named.name
+        label = git_repo.read_binding(repo, reads) or named.name
         warning = named.warning
     name = normalize_project_name(label).name
     return ProjectDetection(name, source, repo.root, cwd, warning=warning)

@@ -30,6 +30,7 @@ from engram.store.datadir import plain_path, write_private_file
 
 TYPE_CHECKING = False  # typing costs the hook path more than its work
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
     from typing import Any
 
@@ -135,16 +136,16 @@ def _first_of(text: str, chars: str) -> int:
     return min(found, default=len(text))
 
 
-def origin_of(detection: ProjectDetection) -> str:
+def origin_of(detection: ProjectDetection, reads: git_repo.DiskReads = git_repo.PLAIN) -> str:
     """Where a detected project's claim comes from: its repository's remote, else its folder —
     with ``<private>`` spans redacted, like every path Engram stores (both sides of a check go
     through here, so redaction never changes a verdict)."""
     from engram.memory.redaction import redact
 
     start = plain_path(detection.path or detection.cwd or ".")
-    repo = git_repo.find_git_repo(start)
+    repo = git_repo.find_git_repo(start, reads)
     if repo is not None:
-        url = git_repo.origin_url(repo)
+        url = git_repo.origin_url(repo, reads)
         return redact(normalize_remote(url) if url else f"path:{repo.root}")
     return redact(f"path:{start}")
 
@@ -187,13 +188,21 @@ def bind(data_dir: str | os.PathLike[str], project: str, origin: str) -> None:
     write_private_file(path, json.dumps(payload, indent=2, sort_keys=True) + "\n")
 
 
-def is_trusted(store: Store, data_dir: str | os.PathLike[str], detection: ProjectDetection) -> bool:
+def is_trusted(
+    store: Store,
+    data_dir: str | os.PathLike[str],
+    detection: ProjectDetection,
+    known: tuple[str, Mapping[str, list[str]]] | None = None,
+) -> bool:
     """Whether memories of ``detection.project`` may flow into (and from) where it was
-    detected; binds the origin on first use (see the module docstring)."""
+    detected; binds the origin on first use (see the module docstring).
+
+    ``known`` is ``(origin_of(detection), load_bindings(data_dir))`` when the caller already
+    has them (:mod:`engram.memory.detection_cache` remembers both)."""
     if detection.source in CHOSEN_SOURCES or not detection.project:
         return True
-    origin = origin_of(detection)
-    bound = load_bindings(data_dir).get(detection.project)
+    origin, bindings = known or (origin_of(detection), load_bindings(data_dir))
+    bound = bindings.get(detection.project)
     if bound is not None:
         return origin in bound
     if _unused(store, detection.project) or _own_session_origin(store, detection, origin):

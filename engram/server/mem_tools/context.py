@@ -16,7 +16,6 @@ The answer's ``data`` is the seed's envelope: ``{project, project_source, projec
 
 from __future__ import annotations
 
-import os
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from typing import Any
 
 from engram.errors import EngramError
 from engram.memory import project as projects_id
+from engram.memory.detection_cache import REMEMBERED, working_directory
 from engram.memory.live_session import live_session_for
 from engram.memory.project import ProjectDetection
 from engram.memory.project_checks import (
@@ -74,8 +74,9 @@ STATE = ToolState()
 
 
 def cwd() -> Path:
-    """The directory detection starts from: the server process's working directory."""
-    return Path(os.getcwd())
+    """The directory detection starts from: the server process's working directory
+    (``project.cwd_missing`` once it was deleted)."""
+    return Path(working_directory())
 
 
 def known_projects() -> list[str]:
@@ -100,25 +101,24 @@ def require_known_project(name: str) -> None:
 
 def read_project(explicit: str | None) -> ProjectDetection:
     """The project a read tool works on (explicit, then process override, then cwd)."""
-    here = cwd()
     named = explicit if explicit is not None else current_options().project
     if named is not None:
-        detection = projects_id.resolve_project(named, here)
+        detection = projects_id.resolve_project(named, cwd())
         require_known_project(detection.project)
         if explicit is None:
             detection = _with_source(detection, "process_override")
         return detection
-    detection = projects_id.detect_project(here)
+    detection = REMEMBERED.detect()
     projects_id.require_single(detection)
     return require_bound(detection)
 
 
 def require_bound(detection: ProjectDetection) -> ProjectDetection:
     """A detected project, if this repository is bound to it (``project.unconfirmed``)."""
-    from engram.memory.project_binding import is_trusted, untrusted_error
+    from engram.memory.project_binding import untrusted_error
 
     store = STATE.store()
-    if not is_trusted(store, store.path.parent, detection):
+    if not REMEMBERED.is_trusted(store, store.path.parent, detection):
         raise untrusted_error(detection)
     return detection
 
@@ -198,7 +198,7 @@ def _write_project(
     override = current_options().project
     if override is not None:
         return _with_source(projects_id.resolve_project(override, here), "process_override")
-    detection = projects_id.detect_project(here)
+    detection = REMEMBERED.detect()
     if detection.source == "ambiguous":
         raise _ambiguous(detection, session_id or "")
     return require_bound(detection)
@@ -216,7 +216,7 @@ def _backed(
     (the user's choice after an ambiguity), or None."""
     if name == session_project or is_known_project(name):
         return "bucket"
-    detection = projects_id.detect_project(here)
+    detection = REMEMBERED.detect(here)
     if detection.source == "config" and detection.project == name:
         return "bucket"
     if choice_reason == USER_SELECTED and detection.source == "ambiguous":

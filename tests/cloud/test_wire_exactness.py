@@ -7,6 +7,8 @@ import base64
 import gzip
 import json
 
+import psycopg
+
 from engram.sync.mutation import Mutation, dump_payload, parse_mutation
 from tests.cloud.conftest import SYNC_TOKEN, CloudServer
 from tests.cloud.entries import observation
@@ -108,3 +110,28 @@ def test_a_push_with_some_duplicates_materializes_only_the_new_ones(cloud: Cloud
         lines = gzip.decompress(base64.b64decode(chunk["content"])).decode().splitlines()
         held[chunk_id] = [json.loads(line)["key"] for line in lines[1:]]
     assert sorted(held.values()) == [["obs-dev-a-3"], ["obs-dev-b-1"]]
+
+
+def test_duplicates_are_found_however_the_clocks_of_a_batch_spread(
+    cloud: CloudServer, database_url: str
+) -> None:
+    client = cloud.client(SYNC_TOKEN)
+    push = "/sync/mutations/push"
+    first = [observation("dev-a", n) for n in range(1, 11)] + [observation("dev-b", 5)]
+    assert client.post(push, json={"project": "p", "entries": first}).json()["accepted"] == 11
+    # dev-a's clocks are dense (read as one index range that also holds 3..10, not pushed
+    # again); dev-b's are far apart (probed one by one).
+    mixed = [observation("dev-a", n) for n in (2, 11, 12)]
+    mixed += [observation("dev-b", n) for n in (1, 5, 1_000_000)]
+    reply = client.post(push, json={"project": "p", "entries": mixed}).json()
+    assert (reply["accepted"], reply["duplicates"], reply["last_seq"]) == (4, 2, 15)
+    again = client.post(push, json={"project": "p", "entries": first + mixed}).json()
+    assert (again["accepted"], again["duplicates"]) == (0, len(first) + len(mixed))
+    with psycopg.connect(database_url) as conn:
+        rows = conn.execute(
+            "SELECT seq, origin, clock FROM cloud_mutations WHERE project = 'p' ORDER BY seq"
+        ).fetchall()
+    assert [seq for seq, _, _ in rows] == list(range(1, 16))
+    assert sorted((o, c) for _, o, c in rows) == sorted(
+        [("dev-a", n) for n in range(1, 13)] + [("dev-b", n) for n in (1, 5, 1_000_000)]
+    )

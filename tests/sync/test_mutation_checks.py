@@ -47,6 +47,8 @@ class Text(str):
         ({"session_id": "s\x07"}, "'payload session_id' contains control characters"),
         ({"session_id": "s" * 257}, "'payload session_id' is longer than 256 characters"),
         ({"sync_id": "obs-2"}, "payload 'sync_id' differs from 'key'"),
+        ({"revision_count": 2**63}, "field 'revision_count' is beyond a 64-bit integer"),
+        ({"duplicate_count": -(2**63) - 1}, "field 'duplicate_count' is beyond a 64-bit integer"),
     ],
 )
 def test_malformed_payloads_are_refused(payload: dict[str, Any], message: str) -> None:
@@ -78,3 +80,17 @@ def test_unusual_but_valid_entries_pass() -> None:
     assert mutation.origin == "dev\u00a0laptop"
     assert mutation.payload["session_id"] == "s\u00a0zero\u200bwidth"
     assert "duplicate_count" not in mutation.payload
+
+
+@pytest.mark.parametrize("seq", [0, -1, 2**63, True, 1.0])
+def test_a_clock_no_database_can_store_is_refused(seq: object) -> None:
+    entry = _entry()
+    entry["seq"] = seq
+    with pytest.raises(MalformedMutation, match=r"'seq' must be a positive integer below 2\*\*63"):
+        parse_mutation(entry)
+
+
+def test_the_largest_storable_clock_and_counters_pass() -> None:
+    entry = _entry(revision_count=2**63 - 1, duplicate_count=-(2**63))
+    entry["seq"] = 2**63 - 1
+    assert parse_mutation(entry).seq == 2**63 - 1

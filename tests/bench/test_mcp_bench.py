@@ -23,6 +23,7 @@ def test_runs_twice_on_one_cache(sandbox: Sandbox, tmp_path: Path) -> None:
         )
         assert result.returncode == 0, f"run {run}: {result.stdout[-400:]} {result.stderr}"
         assert "mem_search" in result.stdout and "load average" in result.stdout
+        assert "same search in a waiting process" in result.stdout
 
 
 @pytest.mark.slow

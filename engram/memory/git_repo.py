@@ -15,7 +15,9 @@ moving the checkout keeps the same project. It is never tracked; each clone make
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 
 from engram import lean_json
 from engram.errors import EngramError
@@ -44,6 +46,13 @@ class GitRepo:
     common_dir: str
 
 
+# What detection reads (a git config, a pointer file, a project config) is a few KiB; a bound
+# keeps a hostile folder from making a hook or the server read without end.
+MAX_READ_BYTES = 1 << 20
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
 class DiskReads:
     """How detection looks at the disk. This one just looks;
     :class:`engram.memory.detection_cache.StampedReads` also notes the stamp of every path it
@@ -58,9 +67,24 @@ class DiskReads:
         return os.path.isfile(path)
 
     def read_text(self, path: str, errors: str = "strict") -> str:
-        """The UTF-8 text of ``path``; raises what ``open`` and decoding raise."""
-        with open(path, encoding="utf-8", errors=errors) as handle:
-            return handle.read()
+        """The UTF-8 text of the regular file ``path``, at most :data:`MAX_READ_BYTES`.
+
+        A folder may come from anyone (an unpacked archive can hold a ``.git`` whose ``config``
+        is a symlink to ``/dev/zero`` or a FIFO): such a file is refused, never read or waited on.
+
+        Raises:
+            OSError: what ``open`` raises; ``EINVAL`` for a file that is not a regular file,
+                ``EFBIG`` for one above the bound.
+            UnicodeDecodeError: text that is not UTF-8 (with ``errors="strict"``).
+        """
+        fd = os.open(path, os.O_RDONLY | _NONBLOCK | _CLOEXEC)  # a FIFO never blocks the open
+        with open(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError(errno.EINVAL, "not a regular file", path)
+            data = handle.read(MAX_READ_BYTES + 1)
+        if len(data) > MAX_READ_BYTES:
+            raise OSError(errno.EFBIG, f"larger than {MAX_READ_BYTES:,} bytes", path)
+        return data.decode("utf-8", errors)
 
     def resolve(self, path: str) -> str:
         """``path`` with its symlinks resolved (:func:`os.path.realpath`)."""

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from engram.errors import EngramError
-from engram.memory.git_repo import BINDING_FILE
+from engram.memory.git_repo import BINDING_FILE, MAX_READ_BYTES
 from engram.memory.project import (
     detect_project,
     normalize_project_name,
@@ -241,3 +243,50 @@ def test_similar_projects_catch_separator_and_typo_variants() -> None:
 def test_normalized_name_unpacks_as_name_and_warning() -> None:
     name, warning = normalize_project_name("Acme--API")
     assert (name, warning is not None) == ("acme-api", True)
+
+
+# --- a folder from anyone: files that never end ----------------------------------------------
+
+
+def _unpacked_checkout(root: Path, config: str) -> Path:
+    """A folder holding a ``.git`` as an unpacked archive could: its ``config`` is
+    ``config`` (a symlink to a device, or a FIFO)."""
+    git_dir = root / ".git"
+    (git_dir / "objects").mkdir(parents=True)
+    (git_dir / "refs").mkdir()
+    (git_dir / "HEAD").write_text("ref: refs/heads/main\n")
+    if config == "fifo":
+        os.mkfifo(git_dir / "config")
+    else:
+        (git_dir / "config").symlink_to(config)
+    return root
+
+
+@pytest.mark.parametrize("config", ["/dev/zero", "/dev/urandom", "fifo"])
+def test_a_git_config_that_never_ends_is_not_read(sandbox: Sandbox, config: str) -> None:
+    repo = _unpacked_checkout(sandbox.workspace / "Unpacked", config)
+    detected = detect_project(repo)  # returns at once, with no origin to name the project
+    assert (detected.project, detected.source) == ("unpacked", "git_root")
+
+
+def test_a_project_config_above_the_bound_fails_closed_in_one_line(sandbox: Sandbox) -> None:
+    big = sandbox.root / "big.json"
+    big.write_text('{"project_name": "acme", "pad": "' + "x" * MAX_READ_BYTES + '"}')
+    config = sandbox.workspace / ".engram" / "config.json"
+    config.parent.mkdir()
+    config.symlink_to(big)
+    with pytest.raises(EngramError) as caught:
+        detect_project(sandbox.workspace)
+    assert caught.value.code == "project.bad_config"
+    assert "larger than 1,048,576 bytes" in caught.value.message
+    assert "\n" not in caught.value.message
+
+
+def test_the_cli_in_such_a_folder_answers_at_once(sandbox: Sandbox) -> None:
+    repo = _unpacked_checkout(sandbox.workspace / "unpacked", "/dev/zero")
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "engram"), "context"],
+        cwd=repo, env=sandbox.env(), capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr

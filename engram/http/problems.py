@@ -32,6 +32,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "memory.session_project_conflict": 409,
     "memory.project_immutable": 409,
     "project.bad_config": 400,
+    "project.unconfirmed": 409,
     "project.binding_unavailable": 500,
     "store.value_out_of_range": 400,
     "store.busy": 503,

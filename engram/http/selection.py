@@ -3,7 +3,8 @@
 Reads resolve an omitted project to the current one (explicit, then ``ENGRAM_PROJECT``, then
 detection from the server's working directory); ``all_projects=true`` reads every project and
 cannot be combined with ``project``. An unknown explicit project is 404 ``unknown_project``, an
-ambiguous working directory 409 ``ambiguous_project``, an invalid name 400.
+ambiguous working directory 409 ``ambiguous_project``, an invalid name 400, a working directory
+that claims a project bound to other repositories 409 ``project.unconfirmed``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 from engram.errors import EngramError
 from engram.http.exchange import Call
 from engram.http.problems import HttpProblem, bad_request
+from engram.memory import project_binding
 from engram.memory.project import (
     ProjectDetection,
     known_project_names,
@@ -21,16 +23,25 @@ from engram.memory.project import (
 )
 
 
-def detect(explicit: str | None) -> ProjectDetection:
-    """Resolve a project name or the server's current project (no existence check)."""
+def detect(call: Call, explicit: str | None) -> ProjectDetection:
+    """Resolve a project name or the server's current project (no existence check).
+
+    A project *detected* from the server's folder (its ``.engram/config.json``, remote or
+    name) must be one that folder is bound to, as for the MCP tools and hooks: a folder that
+    claims a project bound to other repositories is 409 ``project.unconfirmed`` (a project
+    named in the request is the caller's choice and is not checked)."""
     if explicit is not None and not explicit.strip():
         raise bad_request("project.invalid_name", "project must not be blank")
-    return resolve_project(explicit, Path.cwd())
+    detection = resolve_project(explicit, Path.cwd())
+    # Named, ambiguous (no project) and bound detections pass; a first use binds.
+    if not project_binding.is_trusted(call.store, call.store.path.parent, detection):
+        raise project_binding.untrusted_error(detection)
+    return detection
 
 
 def single_project(call: Call, explicit: str | None) -> str:
     """One project name: the explicit one, else the current one (409 when ambiguous)."""
-    detection = detect(explicit)
+    detection = detect(call, explicit)
     if detection.source == "ambiguous":
         raise ambiguous(call, detection)
     return detection.project
@@ -50,7 +61,7 @@ def read_scope(call: Call, *, explicit: str | None = None) -> str | None:
                 "http.conflicting_selectors", "use either project or all_projects=true, not both"
             )
         return None
-    detection = detect(project)
+    detection = detect(call, project)
     if detection.source == "ambiguous":
         raise ambiguous(call, detection)
     if detection.source in ("explicit", "process_override"):

@@ -124,3 +124,31 @@ def test_project_from_before_bindings_stays_usable_where_it_was_used(
     (clone / ".engram").mkdir(parents=True)
     (clone / ".engram" / "config.json").write_text('{"project_name": "billing"}\n')
     assert "Round half even" not in _start(engram, clone)
+
+
+@pytest.mark.parametrize("make_clone", [_config_clone, _attacker_clone])
+def test_engram_serve_in_an_untrusted_clone_answers_unconfirmed(
+    sandbox: Sandbox, engram: Run, real_repo: Path, make_clone: Any
+) -> None:
+    from tests.serve.conftest import start_server
+
+    clone = make_clone(sandbox)
+    server = start_server(sandbox, cwd=clone)
+    try:
+        for path in ("/search?q=rotation", "/context", "/observations/recent"):
+            reply = server.client.get(path)  # the project left to the server's folder
+            assert reply.status == 409, (path, reply.status, reply.raw)
+            assert reply.json["code"] == "project.unconfirmed"
+            assert SECRET_MEMORY.encode() not in reply.raw
+        named = server.client.get("/search?q=rotation&project=payments")  # the caller's choice
+        assert named.status == 200 and SECRET_MEMORY.encode() in named.raw
+    finally:
+        server.stop()
+    confirmed = engram("init", "--confirm", cwd=clone)
+    assert confirmed.returncode == 0, confirmed.stderr
+    server = start_server(sandbox, cwd=clone)
+    try:
+        reply = server.client.get("/search?q=rotation")
+        assert reply.status == 200 and SECRET_MEMORY.encode() in reply.raw
+    finally:
+        server.stop()

@@ -133,6 +133,7 @@ def start_server(
     env: dict[str, str] | None = None,
     socket_path: Path | None = None,
     port: int = 0,
+    cwd: Path | None = None,
 ) -> Server:
     """Start ``engram serve ARGS`` in the sandbox and wait until /health answers.
 
@@ -146,7 +147,7 @@ def start_server(
         port = int(args[0])
     process = subprocess.Popen(
         [str(ENGRAM), "serve", *args],
-        cwd=sandbox.workspace,
+        cwd=cwd or sandbox.workspace,
         env=sandbox.env(**(env or {})),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

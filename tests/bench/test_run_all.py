@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +29,8 @@ def test_section_is_written_once_and_rewritten_in_place(sandbox: Sandbox, tmp_pa
     assert text.startswith("# Performance\n") and "Hand-written analysis stays." in text
     assert text.endswith("## Later section\n\nText.\n")
     assert "load average" in text and "UTC, commit" in text
+    assert re.search(r"^`\.venv/bin/python bench/conflicts_bench\.py [^`]*` — commit `[0-9a-f]{7,}\+?`, "
+                     r"20\d\d-\d\d-\d\d \d\d:\d\d UTC, load average ", text, re.M)  # fmt: skip
     assert "FindCandidates" in text  # the bench's own figures
 
 

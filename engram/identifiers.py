@@ -10,6 +10,9 @@ pull, the cloud server's parse and the backup import — so whatever the store h
 from __future__ import annotations
 
 MAX_ID_CHARS = 256
+# The largest integer SQLite and Postgres (bigint) store: the bound of every numeric id, clock
+# and counter a store is given (beyond it a write fails where it lands, not where it came in).
+MAX_INTEGER = 2**63 - 1
 _SEPARATORS = ("\u2028", "\u2029")
 
 

@@ -21,7 +21,7 @@ from engram.memory.project import normalize_project_name
 from engram.memory.redaction import content_limit
 from engram.store.backup import BackupRows
 
-MAX_SQLITE_INT = 2**63 - 1
+MAX_SQLITE_INT = identifiers.MAX_INTEGER
 MAX_ID_CHARS = identifiers.MAX_ID_CHARS
 VERDICTS: tuple[str, ...] = ("pending", "related", "compatible", "scoped", "conflicts_with")
 VERDICTS += ("supersedes", "not_conflict")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring  # what json.dumps(ensure_ascii=False) uses
 from typing import Any
 
-from engram.identifiers import MAX_ID_CHARS, id_problem
+from engram.identifiers import MAX_ID_CHARS, MAX_INTEGER, id_problem
 
 ENTITIES = ("session", "observation", "prompt", "relation")
 OPS = ("upsert", "delete")
@@ -213,9 +213,6 @@ def _check_id(name: str, value: str) -> None:
         raise MalformedMutation(f"{name!r} {problem}")
 
 
-# The largest integer SQLite and Postgres (bigint) store: beyond it a clock or a counter would
-# fail where it is written, with a message about text or a traceback.
-MAX_INTEGER = 2**63 - 1
 _INTEGER_FIELDS = {
     entity: tuple(name for name, types in fields.items() if int in types)
     for entity, fields in UPSERT_FIELDS.items()

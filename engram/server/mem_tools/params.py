@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from engram.identifiers import MAX_INTEGER
 from engram.server.registry import Param
 
-MAX_ID = 2**63 - 1
+MAX_ID = MAX_INTEGER
 
 TYPE = Param(
     "type",

@@ -45,17 +45,10 @@ def _only_own_project(
     if refused is not None:
         index, why = refused
         what = "batch" if action == "mutation_push" else "chunk"
-        projects.record_sync_rejection(
-            conn,
-            contributor=principal.label,
-            principal_id=principal.id,
-            claimed_by=claimed_by,
-            project=project,
-            action=action,
-            entry_count=len(batch),
-            outcome="rejected_foreign_project",
-            reason_code="policy_forbidden",
-        )
+        _record_refusal(
+            conn, principal, project, action, claimed_by, len(batch),
+            outcome="rejected_foreign_project", reason_code="policy_forbidden",
+        )  # fmt: skip
         raise CloudProblem(
             403,
             "policy",
@@ -65,10 +58,48 @@ def _only_own_project(
         )
 
 
-def _paused(project: str) -> CloudProblem:
-    return CloudProblem(
-        409, "blocked", "sync-paused", f"sync for project {project!r} is paused by an admin"
+def _record_refusal(
+    conn: Conn,
+    principal: Principal,
+    project: str,
+    action: str,
+    claimed_by: str | None,
+    entry_count: int,
+    **why: str,
+) -> None:
+    """One ``cloud_sync_audit_log`` row for a refused push by ``principal`` (``why``: the
+    outcome and reason code; a paused project's by default)."""
+    projects.record_sync_rejection(
+        conn,
+        contributor=principal.label,
+        principal_id=principal.id,
+        claimed_by=claimed_by,
+        project=project,
+        action=action,
+        entry_count=entry_count,
+        **why,
     )
+
+
+def _lock_for_push(
+    conn: Conn,
+    principal: Principal,
+    project: str,
+    *,
+    action: str,
+    claimed_by: str | None,
+    entry_count: int,
+) -> mutations.LockedProject:
+    """The project's row, locked for this push (after the variant check); a paused project's
+    refusal is recorded and raised (409 ``sync-paused``)."""
+    require_not_a_variant(conn, project)
+    locked = mutations.lock_project(conn, project)
+    if not locked.sync_enabled:
+        _record_refusal(conn, principal, project, action, claimed_by, entry_count)
+        raise CloudProblem(
+            409, "blocked", "sync-paused", f"sync for project {project!r} is paused by an admin"
+        )
+    return locked
 
 
 def _store_batch(
@@ -139,19 +170,9 @@ def push_mutations(
     # Serialized and gzipped before the project's lock is taken: pushes to one project wait
     # for each other only while they write. Rebuilt below if some entries were duplicates.
     prepared = chunks.chunks_by_origin(batch)
-    require_not_a_variant(conn, project)
-    locked = mutations.lock_project(conn, project)
-    if not locked.sync_enabled:
-        projects.record_sync_rejection(
-            conn,
-            contributor=principal.label,
-            principal_id=principal.id,
-            claimed_by=claimed,
-            project=project,
-            action="mutation_push",
-            entry_count=len(batch),
-        )
-        raise _paused(project)
+    locked = _lock_for_push(
+        conn, principal, project, action="mutation_push", claimed_by=claimed, entry_count=len(batch)
+    )
     fresh = mutations.unknown_mutations(conn, project, batch)
     groups = prepared if len(fresh) == len(batch) else chunks.chunks_by_origin(fresh)
     last, chunk_ids = _materialize(conn, project, locked.last_seq, groups, principal)
@@ -213,19 +234,9 @@ def push_chunk(
     claimed = _claimed_by(body)
     created_by = principal.label
     _only_own_project(conn, principal, project, batch, action="chunk_push", claimed_by=claimed)
-    require_not_a_variant(conn, project)
-    locked = mutations.lock_project(conn, project)
-    if not locked.sync_enabled:
-        projects.record_sync_rejection(
-            conn,
-            contributor=created_by,
-            principal_id=principal.id,
-            claimed_by=claimed,
-            project=project,
-            action="chunk_push",
-            entry_count=len(batch),
-        )
-        raise _paused(project)
+    locked = _lock_for_push(
+        conn, principal, project, action="chunk_push", claimed_by=claimed, entry_count=len(batch)
+    )
     stored = mutations.insert_chunk(
         conn,
         project,

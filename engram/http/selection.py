@@ -9,12 +9,11 @@ that claims a project bound to other repositories 409 ``project.unconfirmed``.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from engram.errors import EngramError
 from engram.http.exchange import Call
 from engram.http.problems import HttpProblem, bad_request
 from engram.memory import project_binding
+from engram.memory.detection_cache import REMEMBERED, working_directory
 from engram.memory.project import (
     ProjectDetection,
     known_project_names,
@@ -32,9 +31,10 @@ def detect(call: Call, explicit: str | None) -> ProjectDetection:
     named in the request is the caller's choice and is not checked)."""
     if explicit is not None and not explicit.strip():
         raise bad_request("project.invalid_name", "project must not be blank")
-    detection = resolve_project(explicit, Path.cwd())
+    # The server's folder is detected once and re-checked by stamps (as for the MCP tools).
+    detection = resolve_project(explicit, working_directory(), detect=REMEMBERED.detect)
     # Named, ambiguous (no project) and bound detections pass; a first use binds.
-    if not project_binding.is_trusted(call.store, call.store.path.parent, detection):
+    if not REMEMBERED.is_trusted(call.store, call.store.path.parent, detection):
         raise project_binding.untrusted_error(detection)
     return detection
 

@@ -27,7 +27,7 @@ from engram.store.records import Record, record
 
 TYPE_CHECKING = False  # typing and dataclasses cost the hook path more than its work
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Callable, Iterable, Mapping
     from pathlib import Path
     from typing import Any, NamedTuple
 
@@ -126,6 +126,7 @@ def resolve_project(
     *,
     process_override: str | None = None,
     environ: Mapping[str, str] | None = None,
+    detect: Callable[[str], ProjectDetection] | None = None,
 ) -> ProjectDetection:
     """The project for one call: explicit, then process override, then ``ENGRAM_PROJECT``, then cwd.
 
@@ -134,6 +135,8 @@ def resolve_project(
         cwd: the working directory to detect from when nothing is named.
         process_override: a process-wide default (``engram mcp --project``), or None.
         environ: the environment to read ``ENGRAM_PROJECT`` from (default ``os.environ``).
+        detect: how ``cwd`` is detected (default :func:`detect_project`; a long-lived server
+            passes :meth:`engram.memory.detection_cache.DetectionCache.detect`).
     """
     env = os.environ if environ is None else environ
     if explicit is not None:
@@ -145,7 +148,7 @@ def resolve_project(
         return ProjectDetection(
             named.name, "process_override", cwd=plain_path(cwd), warning=named.warning
         )
-    return detect_project(cwd)
+    return (detect or detect_project)(plain_path(cwd))
 
 
 def detect_project(cwd: str | os.PathLike[str], reads: DiskReads = PLAIN) -> ProjectDetection:

@@ -142,13 +142,9 @@ def test_engram_serve_in_an_untrusted_clone_answers_unconfirmed(
             assert SECRET_MEMORY.encode() not in reply.raw
         named = server.client.get("/search?q=rotation&project=payments")  # the caller's choice
         assert named.status == 200 and SECRET_MEMORY.encode() in named.raw
-    finally:
-        server.stop()
-    confirmed = engram("init", "--confirm", cwd=clone)
-    assert confirmed.returncode == 0, confirmed.stderr
-    server = start_server(sandbox, cwd=clone)
-    try:
-        reply = server.client.get("/search?q=rotation")
+        confirmed = engram("init", "--confirm", cwd=clone)
+        assert confirmed.returncode == 0, confirmed.stderr
+        reply = server.client.get("/search?q=rotation")  # the same server sees the binding
         assert reply.status == 200 and SECRET_MEMORY.encode() in reply.raw
     finally:
         server.stop()

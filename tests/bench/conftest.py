@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from engram.testing import Sandbox
+
 # Read once at import, before any sandbox points HOME elsewhere (as tests/e2e/conftest.py does).
 HOST_CLI_CACHE = str(
     Path(os.environ.get("ENGRAM_TEST_CACHE") or Path.home() / ".cache/engram-test")
@@ -14,6 +16,6 @@ HOST_CLI_CACHE = str(
 
 
 @pytest.fixture
-def host_cli_cache() -> str:
-    """``ENGRAM_TEST_CACHE`` for a bench run in a sandbox: the Node server stays findable."""
-    return HOST_CLI_CACHE
+def bench_env(sandbox: Sandbox) -> dict[str, str]:
+    """The environment of a bench run in the sandbox, the Node server still findable."""
+    return sandbox.env(ENGRAM_TEST_CACHE=HOST_CLI_CACHE)

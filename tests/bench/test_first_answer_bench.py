@@ -6,14 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engram.testing import Sandbox
-
 SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "first_answer_bench.py"
 
 
-def test_runs_twice_and_prints_every_sequence(
-    sandbox: Sandbox, tmp_path: Path, host_cli_cache: str
-) -> None:
+def test_runs_twice_and_prints_every_sequence(tmp_path: Path, bench_env: dict[str, str]) -> None:
     argv = [sys.executable, str(SCRIPT), "--rounds", "1", "--size", "30"]
     argv += ["--cache", str(tmp_path / "cache")]
     for run in (1, 2):
@@ -21,7 +17,7 @@ def test_runs_twice_and_prints_every_sequence(
             argv,
             capture_output=True,
             text=True,
-            env=sandbox.env(ENGRAM_TEST_CACHE=host_cli_cache),
+            env=bench_env,
             timeout=300,
         )
         assert result.returncode == 0, f"run {run}: {result.stdout[-400:]} {result.stderr}"

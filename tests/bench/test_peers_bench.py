@@ -8,14 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engram.testing import Sandbox
-
 SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "peers_bench.py"
 
 
-def test_a_tiny_run_beside_the_node_server_prints_its_ratios(
-    sandbox: Sandbox, host_cli_cache: str
-) -> None:
+def test_a_tiny_run_beside_the_node_server_prints_its_ratios(bench_env: dict[str, str]) -> None:
     argv = [sys.executable, str(SCRIPT), "--spawns", "1", "--saves", "2", "--sizes", "",
             "--skip", "v0.1.0,basic-memory"]  # fmt: skip
     for _ in range(2):
@@ -23,7 +19,7 @@ def test_a_tiny_run_beside_the_node_server_prints_its_ratios(
             argv,
             capture_output=True,
             text=True,
-            env=sandbox.env(ENGRAM_TEST_CACHE=host_cli_cache),
+            env=bench_env,
             timeout=300,
             check=False,
         )

@@ -4,9 +4,9 @@ The rows are the store's live rows of the model, grouped by project; each row's 
 taken from the index's fresh rows when they hold it, else from the current file when it
 holds it (after its chunk's crc checks out), else read from the store, ``CHUNK_ROWS`` at a
 time, so memory stays bounded whatever the store's size. With nothing to reuse (no file,
-or one not trusted) every vector comes from one pass over the table in rowid order. The new file is written under a
-temporary name and renamed over the old one; when the folder cannot take it (read-only,
-full), the same rows are held in memory instead and the search goes on.
+or one not trusted) every vector comes from one pass over the table in rowid order. The new
+file is written under a temporary name and renamed over the old one; when the folder cannot
+take it (read-only, full), the same rows are held in memory instead and the search goes on.
 """
 
 from __future__ import annotations
@@ -111,12 +111,13 @@ def _fill(
     import numpy as np
 
     target.ids[:] = ids
-    if old is None and not index.fresh:
+    from_table = old is None and not index.fresh  # nothing to reuse: one pass over the table
+    if from_table:
         _fill_from_table(conn, index, ids, target.matrix)
     for at in range(0, ids.size, CHUNK_ROWS):
         stop = min(at + CHUNK_ROWS, ids.size)
         rows = target.matrix[at:stop]
-        if old is not None or index.fresh:
+        if not from_table:
             _fill_chunk(conn, index, old, ids[at:stop], rows)
         target.norms[at:stop] = np.linalg.norm(rows.astype(np.float32), axis=1)
     if isinstance(target, VectorFile):

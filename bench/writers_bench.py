@@ -41,6 +41,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -69,7 +70,7 @@ class PostClient:
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.buffer = b""
 
-    def post(self, path: str, payload: dict[str, object]) -> tuple[int, bytes]:
+    def post(self, path: str, payload: Mapping[str, object]) -> tuple[int, bytes]:
         body = json.dumps(payload).encode()
         head = (
             f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n"

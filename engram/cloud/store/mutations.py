@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from json.encoder import encode_basestring  # json.dumps(ensure_ascii=False) of a str
+from operator import itemgetter
 from typing import Any
 
 from psycopg.rows import tuple_row
@@ -167,11 +168,13 @@ def append(
     return seq
 
 
-# Sequences are dense (see the module docstring), so the next page lies in (since, since +
-# limit]: bounding the range keeps a page's cost at its own rows whatever plan the statistics
-# pick (``seq > since`` alone was read as "few rows" and sorted every row after the cursor).
-# The payload comes as its JSON text: the page is written out without parsing it. The
-# project's highest sequence is read in the same statement (one round trip, one snapshot).
+# Sequences are dense (see the module docstring) and unique per project, so the next page is
+# the range (since, since + limit]: it holds at most ``limit`` rows, needs no ORDER BY nor
+# LIMIT, and costs its own rows whatever plan the statistics pick (``seq > since ... LIMIT``
+# was read as "few rows" and sorted every row after the cursor; ordered in SQL, Postgres
+# sorted the page's wide rows once more): :func:`_page` puts the rows in order. The payload
+# comes as its JSON text: the page is written out without parsing it. The project's highest
+# sequence is read in the same statement (one round trip, one snapshot).
 _PAGE = """
     SELECT page.seq, page.origin, page.clock, page.entity, page.entity_key, page.op,
            page.entity_project, page.payload::text, page.created_by, project.last_seq
@@ -179,15 +182,13 @@ _PAGE = """
     LEFT JOIN LATERAL (
         SELECT seq, origin, clock, entity, entity_key, op, entity_project, payload, created_by
         FROM cloud_mutations
-        WHERE project = %(project)s AND seq > %(since)s {upper}
-        ORDER BY seq
-        LIMIT %(limit)s
+        WHERE project = %(project)s AND seq > %(since)s {bound}
     ) AS page ON TRUE
     WHERE project.name = %(project)s
-    ORDER BY page.seq
 """
-_PULL_PAGE = _PAGE.format(upper="AND seq <= %(upto)s")
-_PULL_PAGE_UNBOUNDED = _PAGE.format(upper="")
+_PULL_PAGE = _PAGE.format(bound="AND seq <= %(upto)s")
+# After a gap in the sequence (never made, but be exact): the next ``limit`` rows, however far.
+_PULL_PAGE_UNBOUNDED = _PAGE.format(bound="ORDER BY seq LIMIT %(limit)s")
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +217,7 @@ def _page(conn: Conn, sql: str, params: dict[str, Any]) -> PulledPage:
         rows = cur.execute(sql, params).fetchall()
     if not rows:  # no such project
         return PulledPage("[]", 0, None, 0)
+    rows.sort(key=itemgetter(0))  # linear when they come in order, as they mostly do
     last_seq = int(rows[0][9])
     if rows[0][0] is None:  # the project exists, nothing after the cursor
         return PulledPage("[]", 0, None, last_seq)

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import TypeVar
 
+    from engram.store.checkpoints import BackgroundCheckpoints
     from engram.store.group_commit import GroupCommit
 
     T = TypeVar("T")
@@ -68,6 +69,7 @@ class Store:
         semantic: bool = True,
     ) -> None:
         path = self._file = os.fspath(path)  # a string: pathlib costs the hook path its work
+        self._in_memory = in_memory
         self._scratch: str | None = None  # a read view's temporary folder, removed on close
         self._busy_ms = busy_timeout_ms
         # A caller with a short deadline (a hook) gets one wait, not five.
@@ -105,6 +107,7 @@ class Store:
         # store (semantic=False) stays lexical and never loads a model.
         self._semantic = attach(self._conn, env, enabled=semantic)
         self._batcher: GroupCommit | None = None
+        self._checkpoints: BackgroundCheckpoints | None = None
 
     @classmethod
     def open(
@@ -231,6 +234,8 @@ class Store:
                     raise store_error(exc, self._file) from None
                 raise
             self._run(lambda: conn.execute("COMMIT"))
+            if self._checkpoints is not None:
+                self._checkpoints.committed()
         self._semantic.after_commit(self.write)
 
     def transact(self, work: Callable[[sqlite3.Connection], T]) -> T:
@@ -249,10 +254,22 @@ class Store:
 
     def group_commits(self, on: bool = True) -> None:
         """Let concurrent :meth:`transact` calls share transactions (``engram serve``: many
-        clients write at once; see :mod:`engram.store.group_commit`)."""
+        clients write at once; see :mod:`engram.store.group_commit`), with WAL checkpoints run
+        by a thread of their own instead of by the writer (:mod:`engram.store.checkpoints`)."""
+        from engram.store import checkpoints
         from engram.store.group_commit import GroupCommit
 
         self._batcher = GroupCommit(self) if on else None
+        with self._lock:
+            if self._checkpoints is not None:
+                self._checkpoints.stop()
+                self._checkpoints = None
+            if on and not self._in_memory:
+                self._checkpoints = checkpoints.BackgroundCheckpoints(
+                    self._file, busy_timeout_ms=self._busy_ms
+                )
+            pages = checkpoints.BACKSTOP_PAGES if self._checkpoints else checkpoints.DEFAULT_PAGES
+            checkpoints.set_autocheckpoint(self._conn, pages)
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
@@ -306,6 +323,9 @@ class Store:
 
     def close(self) -> None:
         """Close the connection (idempotent); a read view's scratch copy goes with it."""
+        if self._checkpoints is not None:  # first: the last connection to close cleans the WAL
+            self._checkpoints.stop()
+            self._checkpoints = None
         detach(self._conn)
         self._conn.close()
         if self._scratch is not None:

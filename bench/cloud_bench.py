@@ -19,7 +19,9 @@ observation mutations five ways:
   ``engram sync --cloud`` (validation, duplicate check, sequencing, chunk, audit, HTTP);
 - ``select``: the rows back in keyset pages of 500 (``seq > cursor AND seq <= cursor + 500
   ORDER BY seq LIMIT 500``);
-- ``pull``: ``GET /sync/mutations/pull`` pages of 500, parsed by the client, until the end.
+- ``pull``: ``GET /sync/mutations/pull`` pages as ``engram sync --cloud`` asks for them
+  (``PULL_PAGE`` rows, 2,000; the server stops a page of big memories earlier), parsed by the
+  client, until the end.
 
 For each it prints the median wall time and CPU (this process + the server + the Postgres
 backends serving clients; autovacuum and checkpoints are left out of every step), the
@@ -114,7 +116,7 @@ def push(client: CloudClient, project: str, rows: list[Mutation]) -> None:
 def pull(client: CloudClient, project: str, expected: int) -> None:
     since, seen = 0, 0
     while True:
-        page = client.pull_mutations(project, since, BATCH)
+        page = client.pull_mutations(project, since)  # the page size engram sync asks for
         seen += len(page["mutations"])
         since = page["next_since"]
         if not page["has_more"]:

@@ -42,7 +42,6 @@ from engram.sync.mutation import Mutation
 
 TOKEN = "bench-sync-token-0123456789abcdef0123"
 FLEET_BATCH = 50
-PAGE = 500
 WORKERS = 5
 
 
@@ -121,7 +120,7 @@ def pull_to_end(client: CloudClient, project: str, run: ClientRun) -> None:
     """Pull from the client's cursor until the server says there is no more, timing each."""
     while True:
         started = time.perf_counter()
-        page = client.pull_mutations(project, run.cursor, PAGE)
+        page = client.pull_mutations(project, run.cursor)
         run.pull_ms.append((time.perf_counter() - started) * 1000)
         run.seen.update((m["origin"], m["seq"]) for m in page["mutations"])
         run.cursor = page["next_since"]

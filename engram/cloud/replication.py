@@ -27,7 +27,11 @@ from engram.cloud.wire import parse_entries
 from engram.sync.mutation import Mutation
 from engram.sync.trust import TrustGate
 
-MAX_PULL = 1000
+# The most mutations one pull page holds, and the most payload text (characters: at most 4
+# UTF-8 bytes each): a page of big memories stops early (``has_more``) and stays well inside
+# what a client reads (engram.sync.cloud.client.MAX_RESPONSE_BYTES).
+MAX_PULL = 2000
+MAX_PULL_CHARS = 8 * 1024 * 1024
 
 
 def _only_own_project(
@@ -189,7 +193,7 @@ def pull_mutations(conn: Conn, project: str, since: int, limit: int) -> str:
     """Mutations after cursor ``since`` (never gated on pause), as the JSON text of
     ``{project, mutations, next_since, last_seq, has_more}``."""
     limit = max(1, min(limit, MAX_PULL))
-    page = mutations.pull_page(conn, project, since, limit)
+    page = mutations.pull_page(conn, project, since, limit, MAX_PULL_CHARS)
     next_since = page.last_in_page if page.last_in_page is not None else since
     head = json.dumps({"project": project}, ensure_ascii=False)[:-1]
     return (

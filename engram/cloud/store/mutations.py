@@ -202,25 +202,18 @@ class PulledPage:
     last_seq: int
 
 
-def pull_page(conn: Conn, project: str, since: int, limit: int) -> PulledPage:
-    """Mutations of ``project`` with a sequence above ``since``, oldest first, at most
-    ``limit``, and the project's highest sequence."""
+def pull_page(conn: Conn, project: str, since: int, limit: int, max_chars: int) -> PulledPage:
+    """Mutations of ``project`` with a sequence above ``since``, oldest first, and the
+    project's highest sequence: at most ``limit`` of them, and no more than fit in
+    ``max_chars`` characters of payload (always at least one)."""
     params = {"project": project, "since": since, "limit": limit, "upto": since + limit}
-    page = _page(conn, _PULL_PAGE, params)
-    if page.count < limit and since + limit < page.last_seq:  # a gap: never made, but be exact
-        page = _page(conn, _PULL_PAGE_UNBOUNDED, params)
-    return page
-
-
-def _page(conn: Conn, sql: str, params: dict[str, Any]) -> PulledPage:
-    with conn.cursor(row_factory=tuple_row) as cur:
-        rows = cur.execute(sql, params).fetchall()
-    if not rows:  # no such project
-        return PulledPage("[]", 0, None, 0)
-    rows.sort(key=itemgetter(0))  # linear when they come in order, as they mostly do
-    last_seq = int(rows[0][9])
-    if rows[0][0] is None:  # the project exists, nothing after the cursor
+    rows, last_seq = _rows(conn, _PULL_PAGE, params)
+    if len(rows) < limit and since + limit < last_seq:  # a gap: never made, but be exact
+        rows, last_seq = _rows(conn, _PULL_PAGE_UNBOUNDED, params)
+    if not rows:
         return PulledPage("[]", 0, None, last_seq)
+    if sum(map(len, map(itemgetter(7), rows))) > max_chars:
+        rows = rows[: _fitting(rows, max_chars)]
     text = encode_basestring
     entries = ",".join(
         f'{{"origin":{text(origin)},"seq":{clock},"entity":{text(entity)},"key":{text(key)},'
@@ -229,6 +222,29 @@ def _page(conn: Conn, sql: str, params: dict[str, Any]) -> PulledPage:
         for _, origin, clock, entity, key, op, entity_project, payload, created_by, _ in rows
     )
     return PulledPage(f"[{entries}]", len(rows), int(rows[-1][0]), last_seq)
+
+
+def _rows(conn: Conn, sql: str, params: dict[str, Any]) -> tuple[list[tuple[Any, ...]], int]:
+    """The page's rows in sequence order, and the project's highest sequence (0 for a project
+    never pushed to)."""
+    with conn.cursor(row_factory=tuple_row) as cur:
+        rows = cur.execute(sql, params).fetchall()
+    if not rows:  # no such project
+        return [], 0
+    if rows[0][0] is None:  # the project exists, nothing after the cursor
+        return [], int(rows[0][9])
+    rows.sort(key=itemgetter(0))  # linear when they come in order, as they mostly do
+    return rows, int(rows[0][9])
+
+
+def _fitting(rows: Sequence[tuple[Any, ...]], max_chars: int) -> int:
+    """How many of ``rows`` (at least one) fit in ``max_chars`` characters of payload."""
+    used = 0
+    for count, row in enumerate(rows):
+        used += len(row[7])
+        if used > max_chars:
+            return max(count, 1)
+    return len(rows)
 
 
 # --- chunks --------------------------------------------------------------------------------

@@ -28,9 +28,13 @@ TIMEOUT_S = 30.0
 # Waits before each retry of an idempotent push or pull that failed transiently.
 RETRY_DELAYS_S = (0.5, 1.0, 2.0, 4.0)
 MAX_RETRY_WAIT_S = 10.0
-# The largest answer read from a server: a full pull page of maximal memories fits (500 x 100
-# KiB); anything larger is refused before it is parsed.
+# The largest answer read from a server: a full pull page fits (the server stops a page at 8 Mi
+# characters of payload, engram.cloud.replication.MAX_PULL_CHARS); anything larger is refused
+# before it is parsed.
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+# Mutations asked for per pull page (the server's cap, MAX_PULL): each request costs about a
+# millisecond of CPU across client, server and Postgres whatever it holds, so pages are large.
+PULL_PAGE = 2000
 
 REMEDIES = {
     "auth_required": "check ENGRAM_CLOUD_TOKEN (or the project's --token); rotate it if revoked",
@@ -93,7 +97,7 @@ class CloudClient:
         body = {"project": project, "entries": [m.to_dict() for m in mutations]}
         return self._retried("POST", "/sync/mutations/push", body=body)
 
-    def pull_mutations(self, project: str, since: int, limit: int = 500) -> dict[str, Any]:
+    def pull_mutations(self, project: str, since: int, limit: int = PULL_PAGE) -> dict[str, Any]:
         query = {"project": project, "since": since, "limit": limit}
         return self._retried("GET", "/sync/mutations/pull", query=query)
 

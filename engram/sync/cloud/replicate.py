@@ -17,7 +17,7 @@ from engram.memory.clock import stamp
 from engram.store import sync_cloud, sync_journal
 from engram.store.db import Store
 from engram.sync.apply import ApplyCounts
-from engram.sync.cloud.client import CloudClient, CloudSyncError
+from engram.sync.cloud.client import PULL_PAGE, CloudClient, CloudSyncError
 from engram.sync.cloud.config import Remote
 from engram.sync.export import pending_rows, to_mutation
 from engram.sync.importer import apply_mutations, retry_deferred
@@ -26,7 +26,6 @@ from engram.sync.trust import TrustGate
 
 BATCH_MUTATIONS = 500
 BATCH_BYTES = 2 * 1024 * 1024
-PULL_PAGE = 500
 PROGRESS_EVERY = 10  # pages between two progress lines
 
 # progress(pulled_seq, remote_seq, start_seq): called before the first page is applied, after

@@ -81,6 +81,20 @@ def _batches(mutations: list[Mutation]) -> list[list[Mutation]]:
     return [b for b in batches if b]
 
 
+def _cursor_after(batches: list[list[Mutation]], floor: int) -> list[int]:
+    """Where the push cursor may move once each batch (and every one before it) is accepted:
+    just below the lowest sequence above ``floor`` still to send, or past the last one. One
+    pass from the end: a sync of N batches reads each mutation once, not N times."""
+    top = max((m.seq for batch in batches for m in batch), default=floor)
+    after, lowest = [], None
+    for batch in reversed(batches):
+        after.append(lowest - 1 if lowest is not None else top)
+        low = min((m.seq for m in batch if m.seq > floor), default=None)
+        if low is not None:
+            lowest = low if lowest is None else min(lowest, low)
+    return after[::-1]
+
+
 def push(
     store: Store,
     client: CloudClient,
@@ -103,13 +117,11 @@ def push(
         # Nothing to send, but a wrong, revoked or missing token (or a lost grant) must still
         # be an error now, not a silent "pushed 0": one authenticated read (never paused).
         client.pull_mutations(project, floor, 1)
-    for index, batch in enumerate(batches):
+    for batch, done in zip(batches, _cursor_after(batches, floor), strict=True):
         result = client.push_mutations(project, batch)
         accepted = int(result.get("accepted", 0))
         report.pushed += accepted
         report.duplicates += int(result.get("duplicates", 0))
-        later = [m.seq for b in batches[index + 1 :] for m in b if m.seq > floor]
-        done = min(later) - 1 if later else max(m.seq for m in mutations)
         with store.write() as conn:
             sync_journal.set_cursor(conn, target, project, done, stamp())
             _skip_own_on_pull(conn, target, project, accepted, result.get("last_seq"))

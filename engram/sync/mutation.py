@@ -140,8 +140,9 @@ class Mutation:
         }
 
     def to_json(self) -> str:
-        """One line of compact JSON (no newline)."""
-        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+        """One line of compact JSON (no newline): ``json.dumps(self.to_dict(),
+        ensure_ascii=False, separators=(",", ":"))``, the payload by :func:`dump_payload`."""
+        return self.to_json_around(dump_payload(self.payload))
 
     def to_json_around(self, payload_json: str) -> str:
         """:meth:`to_json`'s exact text around ``payload_json`` (:func:`dump_payload` of this

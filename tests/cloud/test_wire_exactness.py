@@ -94,7 +94,9 @@ def test_the_line_around_a_dumped_payload_is_to_json_exactly() -> None:
     for text in [*AWKWARD, "\ud83d\ude80", "x" * 300]:
         entry = observation(f'o-{text[:3]}"\\', 7, title="t", content=text)
         mutation = Mutation(**entry)  # type: ignore[arg-type]
-        assert mutation.to_json_around(dump_payload(mutation.payload)) == mutation.to_json()
+        line = json.dumps(mutation.to_dict(), ensure_ascii=False, separators=(",", ":"))
+        assert mutation.to_json_around(dump_payload(mutation.payload)) == line
+        assert mutation.to_json() == line
     odd = {"f": [0.1, 1e16, -0.0, 1e-07], "big": 2**70, "t": True, "nested": {"a": [None, {}]}}
     assert dump_payload(odd) == json.dumps(odd, ensure_ascii=False, separators=(",", ":"))
 

@@ -82,8 +82,11 @@ class LockedProject:
 
 def lock_project(conn: Conn, project: str) -> LockedProject:
     """Create the project row if needed and lock it until the transaction ends."""
-    conn.execute(_ENSURE_PROJECT, {"project": project})
+    # Locked first: a known project (every push after its first) costs one round trip.
     row = conn.execute(_LOCK_PROJECT, {"project": project}).fetchone()
+    if row is None:
+        conn.execute(_ENSURE_PROJECT, {"project": project})
+        row = conn.execute(_LOCK_PROJECT, {"project": project}).fetchone()
     assert row is not None
     return LockedProject(bool(row["sync_enabled"]), int(row["last_seq"]))
 

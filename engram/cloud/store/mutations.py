@@ -230,7 +230,7 @@ def pull_page(conn: Conn, project: str, since: int, limit: int, max_chars: int) 
 def _rows(conn: Conn, sql: str, params: dict[str, Any]) -> tuple[list[tuple[Any, ...]], int]:
     """The page's rows in sequence order, and the project's highest sequence (0 for a project
     never pushed to)."""
-    with conn.cursor(row_factory=tuple_row) as cur:
+    with conn.cursor(row_factory=tuple_row, binary=True) as cur:  # ints without parsing text
         rows = cur.execute(sql, params).fetchall()
     if not rows:  # no such project
         return [], 0

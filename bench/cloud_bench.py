@@ -20,7 +20,7 @@ observation mutations five ways:
 - ``select``: the rows back in keyset pages of 500 (``seq > cursor AND seq <= cursor + 500
   ORDER BY seq LIMIT 500``);
 - ``pull``: ``GET /sync/mutations/pull`` pages as ``engram sync --cloud`` asks for them
-  (``PULL_PAGE`` rows, 2,000; the server stops a page of big memories earlier), parsed by the
+  (``PULL_PAGE`` rows, 1,000; the server stops a page of big memories earlier), parsed by the
   client, until the end.
 
 For each it prints the median wall time and CPU (this process + the server + the Postgres

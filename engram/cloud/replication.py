@@ -30,7 +30,7 @@ from engram.sync.trust import TrustGate
 # The most mutations one pull page holds, and the most payload text (characters: at most 4
 # UTF-8 bytes each): a page of big memories stops early (``has_more``) and stays well inside
 # what a client reads (engram.sync.cloud.client.MAX_RESPONSE_BYTES).
-MAX_PULL = 2000
+MAX_PULL = 1000
 MAX_PULL_CHARS = 8 * 1024 * 1024
 
 

@@ -24,7 +24,10 @@ from engram.sync.importer import apply_mutations, retry_deferred
 from engram.sync.mutation import Mutation, parse_mutation
 from engram.sync.trust import TrustGate
 
-BATCH_MUTATIONS = 500
+# Rows per push request: each request has a fixed cost (HTTP, admission and audit row, project
+# lock, chunk row, commit; ~12 rows' instructions on the server, more in CPU and wall time).
+# 20k rows at load ~10, 500 -> 2,000 per batch: CPU 42.3 -> 36.5 us per row, wall 99 -> 66.
+BATCH_MUTATIONS = 2000
 BATCH_BYTES = 2 * 1024 * 1024
 PROGRESS_EVERY = 10  # pages between two progress lines
 
@@ -68,7 +71,9 @@ def require_enrolled(store: Store, project: str) -> None:
     )
 
 
-def _batches(mutations: list[Mutation]) -> list[list[Mutation]]:
+def push_batches(mutations: list[Mutation]) -> list[list[Mutation]]:
+    """``mutations`` in the batches a push sends, in order: at most :data:`BATCH_MUTATIONS`
+    and about :data:`BATCH_BYTES` of lines each (a larger mutation goes alone)."""
     batches: list[list[Mutation]] = [[]]
     size = 0
     for mutation in mutations:
@@ -112,7 +117,7 @@ def push(
         origin = sync_journal.device_id(conn)
         floor = sync_journal.cursor(conn, target, project)
     mutations = [to_mutation(origin, row) for row in rows]
-    batches = _batches(mutations)
+    batches = push_batches(mutations)
     if not batches and check_access:
         # Nothing to send, but a wrong, revoked or missing token (or a lost grant) must still
         # be an error now, not a silent "pushed 0": one authenticated read (never paused).

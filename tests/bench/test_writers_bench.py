@@ -30,3 +30,4 @@ def test_a_tiny_run_twice_reports_every_figure(sandbox: Sandbox, tmp_path: Path)
         assert "client latency p50" in out and "server CPU per write" in out
         assert "load average at the start" in out and "load average at the end" in out
         assert "errors: 0" in out
+        assert "(after 4 x 5 untimed writes)" in out

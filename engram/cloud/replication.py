@@ -27,11 +27,11 @@ from engram.cloud.wire import parse_entries
 from engram.sync.mutation import Mutation
 from engram.sync.trust import TrustGate
 
-# The most mutations one pull page holds, and the most payload text (characters: at most 4
-# UTF-8 bytes each): a page of big memories stops early (``has_more``) and stays well inside
-# what a client reads (engram.sync.cloud.client.MAX_RESPONSE_BYTES).
+# The most mutations one pull page holds, and the most payload bytes: a page of big memories
+# stops early (``has_more``) and stays well inside what a client reads
+# (engram.sync.cloud.client.MAX_RESPONSE_BYTES).
 MAX_PULL = 1000
-MAX_PULL_CHARS = 8 * 1024 * 1024
+MAX_PULL_BYTES = 8 * 1024 * 1024
 
 
 def _only_own_project(
@@ -189,17 +189,18 @@ def push_mutations(
     }
 
 
-def pull_mutations(conn: Conn, project: str, since: int, limit: int) -> str:
-    """Mutations after cursor ``since`` (never gated on pause), as the JSON text of
+def pull_mutations(conn: Conn, project: str, since: int, limit: int) -> bytes:
+    """Mutations after cursor ``since`` (never gated on pause), as the JSON text (UTF-8) of
     ``{project, mutations, next_since, last_seq, has_more}``."""
     limit = max(1, min(limit, MAX_PULL))
-    page = mutations.pull_page(conn, project, since, limit, MAX_PULL_CHARS)
+    page = mutations.pull_page(conn, project, since, limit, MAX_PULL_BYTES)
     next_since = page.last_in_page if page.last_in_page is not None else since
     head = json.dumps({"project": project}, ensure_ascii=False)[:-1]
-    return (
-        f'{head},"mutations":{page.entries},"next_since":{next_since},'
-        f'"last_seq":{page.last_seq},"has_more":{"true" if next_since < page.last_seq else "false"}}}'
+    tail = (
+        f',"next_since":{next_since},"last_seq":{page.last_seq},'
+        f'"has_more":{"true" if next_since < page.last_seq else "false"}}}'
     )
+    return b"".join((f'{head},"mutations":'.encode(), page.entries, tail.encode()))
 
 
 def _claimed_by(body: dict[str, Any]) -> str | None:

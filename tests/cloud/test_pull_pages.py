@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engram.cloud.replication import MAX_PULL, MAX_PULL_CHARS
+from engram.cloud.replication import MAX_PULL, MAX_PULL_BYTES
 from engram.sync.cloud.client import MAX_RESPONSE_BYTES, PULL_PAGE, CloudClient
 from engram.sync.cloud.config import Remote
 from tests.cloud.conftest import SYNC_TOKEN, CloudServer, StartServer, server_env
@@ -28,7 +28,7 @@ def test_a_page_of_big_memories_stops_at_the_text_budget_and_the_rest_follows(
 ) -> None:
     http = cloud.client(SYNC_TOKEN)
     content = "a big memory, " * 30_000  # 420,000 characters
-    count = MAX_PULL_CHARS // len(content) + 5
+    count = MAX_PULL_BYTES // len(content) + 5
     entries = [observation("dev-a", n, content=content) for n in range(1, count + 1)]
     for start in range(0, count, 8):  # under the push body cap
         batch = {"project": "p", "entries": entries[start : start + 8]}
@@ -39,7 +39,7 @@ def test_a_page_of_big_memories_stops_at_the_text_budget_and_the_rest_follows(
     assert 1 < len(first) < count and pages[0]["has_more"] is True
     assert pages[0]["next_since"] == len(first)
     held = sum(len(m["payload"]["content"]) for m in first)
-    assert held <= MAX_PULL_CHARS < held + len(content)
+    assert held <= MAX_PULL_BYTES < held + len(content)
     assert len(http.get("/sync/mutations/pull", params={"project": "p"}).content) < (
         MAX_RESPONSE_BYTES
     )
@@ -52,7 +52,7 @@ def test_one_memory_larger_than_the_budget_still_comes_alone(
 ) -> None:
     cloud = start_server(server_env(database_url, ENGRAM_CLOUD_MAX_PUSH_BYTES=str(16 << 20)))
     http = cloud.client(SYNC_TOKEN)
-    huge = "x" * (MAX_PULL_CHARS + 1)
+    huge = "x" * (MAX_PULL_BYTES + 1)
     for n, content in enumerate((huge, "small"), start=1):
         batch = {"project": "p", "entries": [observation("dev-a", n, content=content)]}
         assert http.post("/sync/mutations/push", json=batch).status_code == 200

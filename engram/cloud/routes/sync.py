@@ -40,7 +40,7 @@ async def pull_mutations(request: Request) -> Response:
     since = int_param(request, "since", 0)
     limit = int_param(request, "limit", 500)
 
-    def pull(conn: Conn, _: Principal) -> str:
+    def pull(conn: Conn, _: Principal) -> bytes:
         return replication.pull_mutations(conn, project, since, limit)
 
     page = await admitted_work(request, "mutations_pull", project, pull)

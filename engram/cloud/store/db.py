@@ -4,7 +4,7 @@ Usage::
 
     store = CloudStore.open(url)             # opens the pool, applies pending migrations
     with store.transaction() as conn:        # one unit of work: commit, or roll back on error
-        mutations.pull_page(conn, project="p", since=0, limit=100, max_chars=1 << 20)
+        mutations.pull_page(conn, project="p", since=0, limit=100, max_bytes=1 << 20)
     store.close()
 """
 

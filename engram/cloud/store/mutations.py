@@ -175,12 +175,14 @@ def append(
 # the range (since, since + limit]: it holds at most ``limit`` rows, needs no ORDER BY nor
 # LIMIT, and costs its own rows whatever plan the statistics pick (``seq > since ... LIMIT``
 # was read as "few rows" and sorted every row after the cursor; ordered in SQL, Postgres
-# sorted the page's wide rows once more): :func:`_page` puts the rows in order. The payload
-# comes as its JSON text: the page is written out without parsing it. The project's highest
-# sequence is read in the same statement (one round trip, one snapshot).
+# sorted the page's wide rows once more): :func:`_rows` puts the rows in order. The payload
+# comes as the UTF-8 bytes of its JSON text: the page is written out without parsing,
+# decoding or encoding it again. The project's highest sequence is read in the same statement
+# (one round trip, one snapshot).
 _PAGE = """
     SELECT page.seq, page.origin, page.clock, page.entity, page.entity_key, page.op,
-           page.entity_project, page.payload::text, page.created_by, project.last_seq
+           page.entity_project, convert_to(page.payload::text, 'UTF8'), page.created_by,
+           project.last_seq
     FROM cloud_projects AS project
     LEFT JOIN LATERAL (
         SELECT seq, origin, clock, entity, entity_key, op, entity_project, payload, created_by
@@ -196,35 +198,46 @@ _PULL_PAGE_UNBOUNDED = _PAGE.format(bound="ORDER BY seq LIMIT %(limit)s")
 
 @dataclass(frozen=True, slots=True)
 class PulledPage:
-    """One page of the log: ``entries`` is the JSON text of an array of wire mutations
+    """One page of the log: ``entries`` is the JSON text (UTF-8) of an array of wire mutations
     (docs/sync.md), each with the ``created_by`` of the principal that pushed it."""
 
-    entries: str
+    entries: bytes
     count: int
     last_in_page: int | None
     last_seq: int
 
 
-def pull_page(conn: Conn, project: str, since: int, limit: int, max_chars: int) -> PulledPage:
+def pull_page(conn: Conn, project: str, since: int, limit: int, max_bytes: int) -> PulledPage:
     """Mutations of ``project`` with a sequence above ``since``, oldest first, and the
     project's highest sequence: at most ``limit`` of them, and no more than fit in
-    ``max_chars`` characters of payload (always at least one)."""
+    ``max_bytes`` bytes of payload (always at least one)."""
     params = {"project": project, "since": since, "limit": limit, "upto": since + limit}
     rows, last_seq = _rows(conn, _PULL_PAGE, params)
     if len(rows) < limit and since + limit < last_seq:  # a gap: never made, but be exact
         rows, last_seq = _rows(conn, _PULL_PAGE_UNBOUNDED, params)
     if not rows:
-        return PulledPage("[]", 0, None, last_seq)
-    if sum(map(len, map(itemgetter(7), rows))) > max_chars:
-        rows = rows[: _fitting(rows, max_chars)]
+        return PulledPage(b"[]", 0, None, last_seq)
+    if sum(map(len, map(itemgetter(7), rows))) > max_bytes:
+        rows = rows[: _fitting(rows, max_bytes)]
+    return PulledPage(_entries(rows), len(rows), int(rows[-1][0]), last_seq)
+
+
+def _entries(rows: Sequence[tuple[Any, ...]]) -> bytes:
+    """The JSON array of ``rows`` as wire mutations: each payload's bytes as they came, the
+    text around them escaped as ``json.dumps(ensure_ascii=False)`` does."""
     text = encode_basestring
-    entries = ",".join(
-        f'{{"origin":{text(origin)},"seq":{clock},"entity":{text(entity)},"key":{text(key)},'
-        f'"op":{text(op)},"project":{text(entity_project)},"payload":{payload},'
-        f'"created_by":{text(created_by)}}}'
-        for _, origin, clock, entity, key, op, entity_project, payload, created_by, _ in rows
-    )
-    return PulledPage(f"[{entries}]", len(rows), int(rows[-1][0]), last_seq)
+    parts = [b"["]
+    add = parts.append
+    glue = ""  # what closes the previous entry and opens this one
+    for _, origin, clock, entity, key, op, entity_project, payload, created_by, _ in rows:
+        add(
+            f'{glue}{{"origin":{text(origin)},"seq":{clock},"entity":{text(entity)},'
+            f'"key":{text(key)},"op":{text(op)},"project":{text(entity_project)},"payload":'.encode()
+        )
+        add(payload)
+        glue = f',"created_by":{text(created_by)}}},'
+    add(glue[:-1].encode() + b"]")
+    return b"".join(parts)
 
 
 def _rows(conn: Conn, sql: str, params: dict[str, Any]) -> tuple[list[tuple[Any, ...]], int]:
@@ -240,12 +253,12 @@ def _rows(conn: Conn, sql: str, params: dict[str, Any]) -> tuple[list[tuple[Any,
     return rows, int(rows[0][9])
 
 
-def _fitting(rows: Sequence[tuple[Any, ...]], max_chars: int) -> int:
-    """How many of ``rows`` (at least one) fit in ``max_chars`` characters of payload."""
+def _fitting(rows: Sequence[tuple[Any, ...]], max_bytes: int) -> int:
+    """How many of ``rows`` (at least one) fit in ``max_bytes`` bytes of payload."""
     used = 0
     for count, row in enumerate(rows):
         used += len(row[7])
-        if used > max_chars:
+        if used > max_bytes:
             return max(count, 1)
     return len(rows)
 

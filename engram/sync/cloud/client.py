@@ -28,8 +28,8 @@ TIMEOUT_S = 30.0
 # Waits before each retry of an idempotent push or pull that failed transiently.
 RETRY_DELAYS_S = (0.5, 1.0, 2.0, 4.0)
 MAX_RETRY_WAIT_S = 10.0
-# The largest answer read from a server: a full pull page fits (the server stops a page at 8 Mi
-# characters of payload, engram.cloud.replication.MAX_PULL_CHARS); anything larger is refused
+# The largest answer read from a server: a full pull page fits (the server stops a page at 8 MiB
+# of payload, engram.cloud.replication.MAX_PULL_BYTES); anything larger is refused
 # before it is parsed.
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 # Mutations asked for per pull page (the server's cap, MAX_PULL): each request costs about a

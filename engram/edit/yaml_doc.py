@@ -93,13 +93,14 @@ def remove_value(
     found, _ = get(text, path, where)
     if not found:
         return text
-    wanted = [without(data, path, prune=True), without(data, path, prune=False)]
+    # as many emptied parents gone as the inserted text may have created, the most first
+    wanted = [without(data, path, prune=True, kept=kept) for kept in range(len(path))]
     undone = _cut(text, inserted, wanted)
     if undone is None:
         undone = _drop(text, path, wanted, where)
     if undone is not None:
         return undone
-    return _round_trip(text, where, wanted[1], lambda doc: _delete(doc, path))
+    return _round_trip(text, where, wanted[-1], lambda doc: _delete(doc, path))
 
 
 def add_to_list(

@@ -11,7 +11,7 @@ import copy
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from jsonc_docs import PROPERTY
 
@@ -225,6 +225,8 @@ def yaml_documents(draw: st.DrawFn) -> str:
 
 @settings(PROPERTY)
 @given(yaml_documents(), st.sampled_from([("extensions", "engram"), ("engram",), ("a", "b", "c")]))
+# found by hypothesis: an existing empty flow mapping filled with a created parent
+@example("a: {}\nb: 0", ("a", "b", "c"))
 def test_generated_documents_round_trip(text: str, path: tuple[str, ...]) -> None:
     try:
         before: Any = yaml_doc.load(text)

@@ -196,12 +196,15 @@ def same(a: JSONValue, b: JSONValue) -> bool:
     return type(a) is type(b) and a == b
 
 
-def without(data: dict[str, Any], path: tuple[str, ...], *, prune: bool) -> dict[str, Any]:
-    """A copy of ``data`` without ``path`` (``prune``: and without parents left empty)."""
+def without(
+    data: dict[str, Any], path: tuple[str, ...], *, prune: bool, kept: int = 0
+) -> dict[str, Any]:
+    """A copy of ``data`` without ``path`` (``prune``: and without parents left empty, but
+    for the first ``kept`` of them, which were there before)."""
     if len(path) == 1:
         return {k: v for k, v in data.items() if k != path[0]}
-    child = without(data[path[0]], path[1:], prune=prune)
-    if prune and not child:
+    child = without(data[path[0]], path[1:], prune=prune, kept=kept - 1)
+    if prune and kept <= 0 and not child:
         return {k: v for k, v in data.items() if k != path[0]}
     return {**data, path[0]: child}
 

@@ -6,7 +6,7 @@ Run it (not a test; the 1M store takes ~15 minutes to build once, then is cached
     .venv/bin/python bench/retrieval_bench.py --sizes 5k --rankings engram
     .venv/bin/python bench/retrieval_bench.py --min-recall5 0.9     # exit 1 below it (CI)
 
-The labelled set (bench/data/retrieval_set.py: ~5,200 memories, 360 queries of six kinds) is
+The labelled set (bench/data/retrieval_set.py: ~5,250 memories, 540 queries of nine kinds) is
 searched alone (``5k``) and embedded among 100k / 1M synthetic observations
 (bench/retrieval_stores.py). Each query runs once per ranking, limit 10, filtered to the
 query's project when it names one:
@@ -321,7 +321,9 @@ def prepare_hybrid(store: Store) -> None:
     )
 
 
-GOALS = {"concept": 0.9, "mixed": 0.95}
+# The goals; ``everyday`` (hand-written memories asked for in other words) is held to
+# the concept goal: it is the nearest stand-in here for a labelled set nobody tuned on.
+GOALS = {"concept": 0.9, "mixed": 0.95, "everyday": 0.9}
 
 
 def check_hybrid(results: dict[str, dict[str, Tally]], label: str) -> bool:

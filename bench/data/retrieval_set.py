@@ -22,7 +22,9 @@ routine notes full of those common words. Queries, each with its relevant memory
   shared with the answer (asserted here with SQLite's own porter stemmer and a 4-letter
   prefix rule), so lexical search alone finds it only by accident;
 - ``mixed``: one rare word of the answer (a component's name word, in under 2% of the
-  memories) plus the concept phrase of its problem, which shares nothing.
+  memories) plus the concept phrase of its problem, which shares nothing;
+- ``everyday``: hand-written memories, each its own story (``everyday.py``), asked for in
+  other words under the same rule as ``concept`` (no content word or stem shared).
 """
 
 from __future__ import annotations
@@ -39,12 +41,23 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import concepts
+import everyday
 import vocab
 
 SEED = 18
 START = datetime(2025, 12, 1, 8, 0, 0)
 DAYS = 365
-KINDS = ("exact", "paraphrase", "partial", "old", "project", "latest", "concept", "mixed")
+KINDS = (
+    "exact",
+    "paraphrase",
+    "partial",
+    "old",
+    "project",
+    "latest",
+    "concept",
+    "mixed",
+    "everyday",
+)
 PER_KIND = 60
 FILLER = 4000
 _TOKEN = re.compile(r"[^\W_]+")
@@ -316,9 +329,42 @@ def build(seed: int = SEED) -> RetrievalSet:
     discoveries = _discoveries(journal)
     anchors = _old_anchors(journal)
     _filler(journal)
+    stories = _everyday(journal, random.Random(seed + 1))
     _number(journal)
-    queries = _queries(rng, journal, bugs, latest, conventions, discoveries, anchors)
+    queries = _queries(rng, journal, bugs, latest, conventions, discoveries, anchors, stories)
+    _everyday_queries(stories, queries)
     return RetrievalSet(journal.memories, journal.supersedes, queries)
+
+
+def _everyday(journal: _Journal, rng: random.Random) -> list[tuple[Memory, str]]:
+    """The hand-written memories, spread over the projects and the year by their own random
+    stream, so the generated journal and its queries are what they were without them."""
+    kept, journal.rng = journal.rng, rng
+    try:
+        projects = list(vocab.COMPONENTS)
+        return [
+            (
+                journal.add(
+                    rng.uniform(0, DAYS),
+                    project=rng.choice(projects),
+                    type=type_,
+                    title=title,
+                    content=content,
+                ),
+                question,
+            )
+            for type_, title, content, question in everyday.MEMORIES
+        ]
+    finally:
+        journal.rng = kept
+
+
+def _everyday_queries(stories: list[tuple[Memory, str]], queries: list[Query]) -> None:
+    stems = _Stems()
+    for memory, question in stories:
+        shared = shared_words(question, f"{memory.title} {memory.content}", stems)
+        assert not shared, f"everyday question {question!r} shares {sorted(shared)}"
+        queries.append(Query(f"q{len(queries) + 1:03d}", "everyday", question, (memory.id,)))
 
 
 def _number(journal: _Journal) -> None:
@@ -331,8 +377,10 @@ def _number(journal: _Journal) -> None:
     journal.supersedes = [(by_object[a], by_object[b]) for a, b in journal.supersedes]
 
 
-def _queries(rng, journal, bugs, latest, conventions, discoveries, anchors) -> list[Query]:  # type: ignore[no-untyped-def]
-    live = [m for m in journal.memories if not m.deleted]
+def _queries(rng, journal, bugs, latest, conventions, discoveries, anchors, stories) -> list[Query]:  # type: ignore[no-untyped-def]
+    # the generated kinds are chosen from the generated journal alone (as before everyday.py)
+    told = {id(m) for m, _ in stories}
+    live = [m for m in journal.memories if not m.deleted and id(m) not in told]
     counts: Counter[str] = Counter()
     for memory in live:
         counts.update(tokens(memory.title + " " + memory.content))

@@ -14,7 +14,17 @@ from pathlib import Path
 from engram.testing import Sandbox
 
 SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "retrieval_bench.py"
-KINDS = ["exact", "paraphrase", "partial", "old", "project", "latest", "concept", "mixed"]
+KINDS = [
+    "exact",
+    "paraphrase",
+    "partial",
+    "old",
+    "project",
+    "latest",
+    "concept",
+    "mixed",
+    "everyday",
+]
 
 
 def _run(sandbox: Sandbox, *flags: str) -> subprocess.CompletedProcess[str]:
@@ -56,14 +66,16 @@ def test_hybrid_search_keeps_every_lexical_kind_and_wins_on_mixed_queries(
     for kind in KINDS[:6]:
         assert hybrid[kind][0] >= lexical[kind][0] - 0.01, kind
         assert hybrid[kind][1] >= lexical[kind][1] - 0.01, kind
-    assert lexical["concept"][0] == 0.0  # by construction: no word or stem shared
+    assert lexical["concept"][0] == lexical["everyday"][0] == 0.0  # no word or stem shared
     assert hybrid["mixed"][0] >= lexical["mixed"][0] + 0.05
+    assert hybrid["everyday"][0] > 0.0  # only the meaning can find these
     # the goals are printed with their verdict (docs/search.md explains the gap)
     assert re.search(r"goal: hybrid concept recall@5 [\d.]+ \(goal 0.9\)", result.stdout)
     assert re.search(r"goal: hybrid mixed recall@5 [\d.]+ \(goal 0.95\)", result.stdout)
+    assert re.search(r"goal: hybrid everyday recall@5 [\d.]+ \(goal 0.9\)", result.stdout)
 
 
-def test_every_concept_query_shares_no_word_or_stem_with_its_answer() -> None:
+def test_no_concept_or_everyday_query_shares_a_word_or_stem_with_its_answer() -> None:
     sys.path.insert(0, str(SCRIPT.parent / "data"))
     import retrieval_set
 
@@ -72,8 +84,10 @@ def test_every_concept_query_shares_no_word_or_stem_with_its_answer() -> None:
     stems = retrieval_set._Stems()
     concept = [q for q in data.queries if q.kind == "concept"]
     mixed = [q for q in data.queries if q.kind == "mixed"]
-    assert len(concept) == len(mixed) == 60
-    for query in concept:
+    everyday = [q for q in data.queries if q.kind == "everyday"]
+    assert len(concept) == len(mixed) == len(everyday) == 60
+    assert len({memories[q.relevant[0]].title for q in everyday}) == 60  # one story each
+    for query in concept + everyday:
         answer = memories[query.relevant[0]]
         text = f"{answer.title} {answer.content}"
         assert retrieval_set.shared_words(query.text, text, stems) == set(), query

@@ -9,7 +9,16 @@ name is never outvoted by vectors that merely sit near it; vectors decide among 
 which is where a question phrased in other words finds its answer. Those rows score by
 their lexical rank alone, so among themselves they keep the lexical order. Nearest vectors under
 ``MIN_SIMILARITY`` are left out; when no row holds any query word at all, the vectors answer
-alone down to ``MIN_SIMILARITY_ALONE`` (a question in other words than every memory's). Every constant was chosen on the labelled retrieval
+alone down to ``MIN_SIMILARITY_ALONE`` (a question in other words than every memory's).
+
+Under that floor a nearest row can still be the answer when no row holds every query word:
+a question that shares no word with its memory ("why did account totals diverge" for "fixed the race in the ledger balance
+reconciliation worker") sits at a cosine of 0.2-0.3 with the built-in embedder, while the
+lexical side fills its list with rows that merely share a word. So the ``EXTRA_DEPTH``
+nearest rows that neither list let in, down to ``MIN_SIMILARITY_EXTRA``, join after the
+lexical side's first ``EXTRA_AFTER`` rows, one between each lexical rank and the next from
+there (the i-th scores as lexical rank ``EXTRA_AFTER + i - 0.5`` would): they add candidates
+and vote for no row the lexical side found, so the rows already there keep their order. Every constant was chosen on the labelled retrieval
 benchmark's concept and mixed queries without moving its lexical kinds
 (bench/retrieval_bench.py, docs/search.md).
 """
@@ -36,6 +45,10 @@ COMPLETE_FIRST = 1
 # Lexical candidates take the vectors' vote whatever their similarity (only rows the lexical
 # side did not find need MIN_SIMILARITY to enter).
 RERANK_LEXICAL = 0
+# Nearest rows under the floor that join anyway, after the lexical side's first EXTRA_AFTER.
+EXTRA_DEPTH = 3
+EXTRA_AFTER = 2
+MIN_SIMILARITY_EXTRA = 0.15
 
 
 def fuse(lexical: Sequence[Ranked], nearest: Sequence[Nearest], mode: str) -> list[Ranked]:
@@ -62,6 +75,8 @@ def fuse(lexical: Sequence[Ranked], nearest: Sequence[Nearest], mode: str) -> li
         if keep_complete and near.rowid in complete:
             continue
         scores[near.rowid] = scores.get(near.rowid, 0.0) + VECTOR_WEIGHT / (RRF_K + position)
+    if not complete:  # when the words found their row, no guess joins after it
+        _join_below_the_floor(scores, nearest)
     # In all mode a row holding every word scores above any other (+1: a fused score is at
     # most 2 / (RRF_K + 1)), so a caller re-sorting by score keeps them first.
     bonus = 1.0 if complete_first else 0.0
@@ -74,6 +89,18 @@ def fuse(lexical: Sequence[Ranked], nearest: Sequence[Nearest], mode: str) -> li
     else:
         fused.sort(key=lambda r: (-r.score, -r.rowid))
     return fused
+
+
+def _join_below_the_floor(scores: dict[int, float], nearest: Sequence[Nearest]) -> None:
+    """The ``EXTRA_DEPTH`` nearest rows not scored yet, down to ``MIN_SIMILARITY_EXTRA``, each
+    between two lexical ranks from ``EXTRA_AFTER`` on (see the module docstring)."""
+    joined = 0
+    for near in nearest[:VECTOR_DEPTH]:
+        if joined == EXTRA_DEPTH or near.similarity < MIN_SIMILARITY_EXTRA:
+            return  # nearest first: every later row is farther
+        if near.rowid not in scores:
+            joined += 1
+            scores[near.rowid] = LEXICAL_WEIGHT / (RRF_K + EXTRA_AFTER + joined - 0.5)
 
 
 def order_mode(mode: str) -> str:

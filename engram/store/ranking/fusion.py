@@ -12,13 +12,16 @@ their lexical rank alone, so among themselves they keep the lexical order. Neare
 alone down to ``MIN_SIMILARITY_ALONE`` (a question in other words than every memory's).
 
 Under that floor a nearest row can still be the answer when no row holds every query word:
-a question that shares no word with its memory ("why did account totals diverge" for "fixed the race in the ledger balance
-reconciliation worker") sits at a cosine of 0.2-0.3 with the built-in embedder, while the
-lexical side fills its list with rows that merely share a word. So the ``EXTRA_DEPTH``
-nearest rows that neither list let in, down to ``MIN_SIMILARITY_EXTRA``, join after the
-lexical side's first ``EXTRA_AFTER`` rows, one between each lexical rank and the next from
-there (the i-th scores as lexical rank ``EXTRA_AFTER + i - 0.5`` would): they add candidates
-and vote for no row the lexical side found, so the rows already there keep their order. Every constant was chosen on the labelled retrieval
+a question that shares no word with its memory ("why did account totals diverge" for "fixed
+the race in the ledger balance reconciliation worker") sits at a cosine of 0.2-0.37 with the
+built-in embedder, while the lexical side fills its list with rows that share one word, or
+only a word like "in" (the answer itself may be among them, far down). So the
+``EXTRA_DEPTH`` nearest rows down to ``MIN_SIMILARITY_EXTRA`` that took no vector vote and
+are not among the lexical side's first ``EXTRA_AFTER`` move up to just after those, one
+between each lexical rank and the next from there (the i-th scores as lexical rank
+``EXTRA_AFTER + i - 0.5`` would, or keeps its own score when that is higher): the lexical
+side's first rows stay first, and every other row keeps its order relative to the rest.
+Every constant was chosen on the labelled retrieval
 benchmark's concept and mixed queries without moving its lexical kinds
 (bench/retrieval_bench.py, docs/search.md).
 """
@@ -45,7 +48,7 @@ COMPLETE_FIRST = 1
 # Lexical candidates take the vectors' vote whatever their similarity (only rows the lexical
 # side did not find need MIN_SIMILARITY to enter).
 RERANK_LEXICAL = 0
-# Nearest rows under the floor that join anyway, after the lexical side's first EXTRA_AFTER.
+# Nearest rows under the floor that move up anyway, after the lexical side's first EXTRA_AFTER.
 EXTRA_DEPTH = 3
 EXTRA_AFTER = 2
 MIN_SIMILARITY_EXTRA = 0.15
@@ -67,6 +70,7 @@ def fuse(lexical: Sequence[Ranked], nearest: Sequence[Nearest], mode: str) -> li
             complete.add(row.rowid)
     position = 0
     floor = MIN_SIMILARITY if lexical else MIN_SIMILARITY_ALONE
+    voted: set[int] = set()
     for near in nearest[:VECTOR_DEPTH]:
         known = RERANK_LEXICAL and near.rowid in scores
         if near.similarity < floor and not known:
@@ -75,8 +79,10 @@ def fuse(lexical: Sequence[Ranked], nearest: Sequence[Nearest], mode: str) -> li
         if keep_complete and near.rowid in complete:
             continue
         scores[near.rowid] = scores.get(near.rowid, 0.0) + VECTOR_WEIGHT / (RRF_K + position)
-    if not complete:  # when the words found their row, no guess joins after it
-        _join_below_the_floor(scores, nearest)
+        voted.add(near.rowid)
+    if not complete:  # when the words found their row, no guess moves up after it
+        first = {row.rowid for row in lexical[:EXTRA_AFTER]}
+        _lift_below_the_floor(scores, nearest, voted | first)
     # In all mode a row holding every word scores above any other (+1: a fused score is at
     # most 2 / (RRF_K + 1)), so a caller re-sorting by score keeps them first.
     bonus = 1.0 if complete_first else 0.0
@@ -91,16 +97,19 @@ def fuse(lexical: Sequence[Ranked], nearest: Sequence[Nearest], mode: str) -> li
     return fused
 
 
-def _join_below_the_floor(scores: dict[int, float], nearest: Sequence[Nearest]) -> None:
-    """The ``EXTRA_DEPTH`` nearest rows not scored yet, down to ``MIN_SIMILARITY_EXTRA``, each
-    between two lexical ranks from ``EXTRA_AFTER`` on (see the module docstring)."""
-    joined = 0
+def _lift_below_the_floor(
+    scores: dict[int, float], nearest: Sequence[Nearest], passed: set[int]
+) -> None:
+    """The ``EXTRA_DEPTH`` nearest rows down to ``MIN_SIMILARITY_EXTRA`` not in ``passed``,
+    each at least between two lexical ranks from ``EXTRA_AFTER`` on (the module docstring)."""
+    lifted = 0
     for near in nearest[:VECTOR_DEPTH]:
-        if joined == EXTRA_DEPTH or near.similarity < MIN_SIMILARITY_EXTRA:
+        if lifted == EXTRA_DEPTH or near.similarity < MIN_SIMILARITY_EXTRA:
             return  # nearest first: every later row is farther
-        if near.rowid not in scores:
-            joined += 1
-            scores[near.rowid] = LEXICAL_WEIGHT / (RRF_K + EXTRA_AFTER + joined - 0.5)
+        if near.rowid not in passed:
+            lifted += 1
+            slot = LEXICAL_WEIGHT / (RRF_K + EXTRA_AFTER + lifted - 0.5)
+            scores[near.rowid] = max(scores.get(near.rowid, 0.0), slot)
 
 
 def order_mode(mode: str) -> str:

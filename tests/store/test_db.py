@@ -90,7 +90,8 @@ def test_write_rolls_back_on_error(tmp_path: Path) -> None:
 
 
 def test_fts_follows_insert_update_soft_and_hard_delete(tmp_path: Path) -> None:
-    with Store.open(tmp_path) as store:
+    # lexical: with semantic recall on, "zebra" would also find "Giraffe ... pumas" by meaning
+    with Store.open(tmp_path, env={"ENGRAM_SEARCH": "lexical"}) as store:
         with store.write() as conn:
             first = observations.insert(conn, _obs("Zebra migration", "about pumas"), NOW)
             second = observations.insert(conn, _obs("Other", "zebra in body"), NOW)

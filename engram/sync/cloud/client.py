@@ -210,7 +210,10 @@ def push_body(project: str, mutations: Sequence[Mutation]) -> bytes:
             return fast(body)
         except TypeError:  # a value orjson refuses (an integer past 64 bits, a lone surrogate)
             pass
-    return json.dumps(body, separators=(",", ":")).encode("utf-8")
+    try:  # UTF-8 as the batches were sized (\u escapes would make an emoji 12 bytes, not 4)
+        return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: only an escape can carry it
+        return json.dumps(body, separators=(",", ":")).encode("utf-8")
 
 
 def _from_status(answer: Answer, path: str) -> CloudSyncError:

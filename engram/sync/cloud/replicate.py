@@ -73,11 +73,14 @@ def require_enrolled(store: Store, project: str) -> None:
 
 def push_batches(mutations: list[Mutation]) -> list[list[Mutation]]:
     """``mutations`` in the batches a push sends, in order: at most :data:`BATCH_MUTATIONS`
-    and about :data:`BATCH_BYTES` of lines each (a larger mutation goes alone)."""
+    and about :data:`BATCH_BYTES` of lines each, counted in UTF-8 bytes as the body carries
+    them (a larger mutation goes alone; a journal in CJK or emoji is 3-4 bytes a character,
+    and the server refuses a body over ``ENGRAM_CLOUD_MAX_PUSH_BYTES``, 8 MiB by default)."""
     batches: list[list[Mutation]] = [[]]
     size = 0
     for mutation in mutations:
-        line = len(mutation.to_json())
+        text = mutation.to_json()
+        line = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
         if batches[-1] and (len(batches[-1]) >= BATCH_MUTATIONS or size + line > BATCH_BYTES):
             batches.append([])
             size = 0

@@ -26,6 +26,8 @@ def _titles_in_file_copy(db: Path, scratch: Path) -> set[str]:
     conn = sqlite3.connect(copy)
     try:
         return {row[0] for row in conn.execute("SELECT title FROM observations")}
+    except sqlite3.DatabaseError:  # not checkpointed yet (no schema), or copied mid-checkpoint
+        return set()
     finally:
         conn.close()
 

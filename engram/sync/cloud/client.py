@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 
 from engram.sync.cloud.config import Remote
 from engram.sync.cloud.connection import Answer, KeptConnection, Redirected, needs_urllib
-from engram.sync.mutation import Mutation, is_plain, orjson_dumps
+from engram.sync.mutation import Mutation
 
 log = logging.getLogger("engram.autosync")
 TIMEOUT_S = 30.0
@@ -94,9 +94,12 @@ class CloudClient:
     def health(self) -> dict[str, Any]:
         return self._request("GET", "/health")
 
-    def push_mutations(self, project: str, mutations: Sequence[Mutation]) -> dict[str, Any]:
-        """Push a batch; idempotent (the server keeps each origin/seq once), so retried."""
-        data = push_body(project, mutations)
+    def push_mutations(
+        self, project: str, mutations: Sequence[Mutation], lines: Sequence[str] | None = None
+    ) -> dict[str, Any]:
+        """Push a batch (``lines``: its :meth:`Mutation.to_json` lines, when written already);
+        idempotent (the server keeps each origin/seq once), so retried."""
+        data = push_body(project, mutations, lines)
         return self._retried("POST", "/sync/mutations/push", data=data)
 
     def pull_mutations(self, project: str, since: int, limit: int = PULL_PAGE) -> dict[str, Any]:
@@ -200,19 +203,18 @@ class CloudClient:
             return Answer(exc.code, str(exc.reason), exc.headers, exc.read(64 * 1024))
 
 
-def push_body(project: str, mutations: Sequence[Mutation]) -> bytes:
-    """The JSON body of a push of ``mutations``: by orjson when it is installed and every
-    payload holds plain values (as fast as the server can read it), else by json."""
-    body = {"project": project, "entries": [m.to_dict() for m in mutations]}
-    fast = orjson_dumps()
-    if fast is not None and all(is_plain(m.payload) for m in mutations):
-        try:
-            return fast(body)
-        except TypeError:  # a value orjson refuses (an integer past 64 bits, a lone surrogate)
-            pass
-    try:  # UTF-8 as the batches were sized (\u escapes would make an emoji 12 bytes, not 4)
-        return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+def push_body(
+    project: str, mutations: Sequence[Mutation], lines: Sequence[str] | None = None
+) -> bytes:
+    """The JSON body of a push of ``mutations``, in UTF-8 as the batches were sized (an
+    escaped emoji would be 12 bytes, not 4): their :meth:`Mutation.to_json` lines
+    (``lines``, when the batching wrote them already) as the entries."""
+    entries = ",".join(lines if lines is not None else [m.to_json() for m in mutations])
+    head = json.dumps({"project": project}, ensure_ascii=False, separators=(",", ":"))[:-1]
+    try:
+        return f'{head},"entries":[{entries}]}}'.encode()
     except UnicodeEncodeError:  # a lone surrogate: only an escape can carry it
+        body = {"project": project, "entries": [m.to_dict() for m in mutations]}
         return json.dumps(body, separators=(",", ":")).encode("utf-8")
 
 

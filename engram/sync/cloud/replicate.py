@@ -71,25 +71,35 @@ def require_enrolled(store: Store, project: str) -> None:
     )
 
 
-def push_batches(mutations: list[Mutation]) -> list[list[Mutation]]:
+class PushBatch(list[Mutation]):
+    """The mutations of one push request, and their :meth:`Mutation.to_json` lines (written
+    once: they size the batch and then are the request's entries)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] = []
+
+
+def push_batches(mutations: list[Mutation]) -> list[PushBatch]:
     """``mutations`` in the batches a push sends, in order: at most :data:`BATCH_MUTATIONS`
     and about :data:`BATCH_BYTES` of lines each, counted in UTF-8 bytes as the body carries
     them (a larger mutation goes alone; a journal in CJK or emoji is 3-4 bytes a character,
     and the server refuses a body over ``ENGRAM_CLOUD_MAX_PUSH_BYTES``, 8 MiB by default)."""
-    batches: list[list[Mutation]] = [[]]
+    batches = [PushBatch()]
     size = 0
     for mutation in mutations:
         text = mutation.to_json()
         line = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
         if batches[-1] and (len(batches[-1]) >= BATCH_MUTATIONS or size + line > BATCH_BYTES):
-            batches.append([])
+            batches.append(PushBatch())
             size = 0
         batches[-1].append(mutation)
+        batches[-1].lines.append(text)
         size += line
     return [b for b in batches if b]
 
 
-def _cursor_after(batches: list[list[Mutation]], floor: int) -> list[int]:
+def _cursor_after(batches: Sequence[Sequence[Mutation]], floor: int) -> list[int]:
     """Where the push cursor may move once each batch (and every one before it) is accepted:
     just below the lowest sequence above ``floor`` still to send, or past the last one. One
     pass from the end: a sync of N batches reads each mutation once, not N times."""
@@ -126,7 +136,7 @@ def push(
         # be an error now, not a silent "pushed 0": one authenticated read (never paused).
         client.pull_mutations(project, floor, 1)
     for batch, done in zip(batches, _cursor_after(batches, floor), strict=True):
-        result = client.push_mutations(project, batch)
+        result = client.push_mutations(project, batch, batch.lines)
         accepted = int(result.get("accepted", 0))
         report.pushed += accepted
         report.duplicates += int(result.get("duplicates", 0))

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -71,12 +72,34 @@ def old_engram() -> list[str] | None:
 
 
 def node_memory() -> list[str] | None:
-    """The reference Node memory server, or None (with a hint) when it is not installed."""
+    """The reference Node memory server, installed on first use at the version pinned in
+    scripts/install-host-clis (npm, into the test cache), or None saying why."""
     binary = NPM_PREFIX / "npm" / "node_modules" / ".bin" / "mcp-server-memory"
     if binary.exists():
         return [str(binary)]
-    say("peers: @modelcontextprotocol/server-memory is missing: run scripts/install-host-clis")
-    return None
+    pin = node_memory_pin()
+    if pin is None or shutil.which("npm") is None:
+        why = "npm is not installed" if pin else "scripts/install-host-clis pins no version"
+        say(f"peers: @modelcontextprotocol/server-memory is missing and {why}")
+        return None
+    say(f"peers: installing {pin} into {NPM_PREFIX / 'npm'} (npm registry) ...")
+    (NPM_PREFIX / "npm").mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        ["npm", "install", "--prefix", str(NPM_PREFIX / "npm"), "--no-fund", "--no-audit", pin],
+        check=False,
+        stdout=sys.stderr,
+    )
+    if done.returncode != 0 or not binary.exists():
+        say(f"peers: npm could not install {pin} (exit {done.returncode})")
+        return None
+    return [str(binary)]
+
+
+def node_memory_pin() -> str | None:
+    """``@modelcontextprotocol/server-memory@VERSION`` as scripts/install-host-clis pins it."""
+    script = (ROOT / "scripts" / "install-host-clis").read_text(encoding="utf-8")
+    found = re.search(r'"(@modelcontextprotocol/server-memory@[^"\s]+)"', script)
+    return found.group(1) if found else None
 
 
 def _python_312() -> str | None:

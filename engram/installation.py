@@ -16,7 +16,7 @@ DISTRIBUTION = "engram-keeper"
 EXTRAS: dict[str, tuple[str, ...]] = {
     "cloud": ("psycopg", "psycopg_pool", "pgserver"),
     "tui": ("textual",),
-    "semantic": ("wordllama", "numpy", "safetensors", "tokenizers"),
+    "semantic": ("wordllama", "numpy", "tokenizers"),
 }
 
 

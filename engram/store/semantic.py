@@ -70,6 +70,7 @@ class SemanticRecall:
         self.enabled = True
         self.last_error = ""
         self._after_commit: list[int] = []
+        self._folder: Path | bool | None = False  # not asked yet
         self._lock = _thread.allocate_lock()  # an MCP server's threads share one connection
 
     def choice(self) -> SemanticChoice:
@@ -139,6 +140,28 @@ class SemanticRecall:
                     self.embed(ids[start : start + 512])
         except EngramError as exc:
             self.last_error = exc.message
+        self.keep_query_tokens()
+
+    def keep_query_tokens(self) -> None:
+        """Let the embedder keep what tokenizes a query cheaply in ``<data dir>/vectors``
+        (the built-in one's token table), outside any write: this process has its model
+        loaded, a search-only process later need not. Never fails a write."""
+        embedder = self.choice().embedder
+        keep = getattr(embedder, "keep_query_tokens", None)
+        folder = self._vectors_folder()
+        if keep is None or folder is None:
+            return
+        try:
+            keep(folder)
+        except Exception as exc:  # a cache: searches tokenize without it
+            self.last_error = repr(exc)
+
+    def _vectors_folder(self) -> Path | None:
+        """``<data dir>/vectors`` of this connection's database (None in memory), asked once."""
+        if self._folder is False:
+            self._folder = index_location(self._conn)[0]
+        folder = self._folder
+        return None if isinstance(folder, bool) else folder
 
     def embed(self, ids: list[int]) -> int:
         """Embed the live rows among ``ids`` with the chosen embedder; how many it embedded.
@@ -172,7 +195,11 @@ class SemanticRecall:
         if embedder is None:
             return None
         try:
-            query = embedder.embed([text])[0]
+            query_vector = getattr(embedder, "query_vector", None)
+            if query_vector is not None:
+                query = query_vector(text, self._vectors_folder())
+            else:
+                query = embedder.embed([text])[0]
         except Exception as exc:  # lexical results are still an answer
             self.last_error = exc.message if isinstance(exc, EngramError) else repr(exc)
             return None

@@ -139,6 +139,7 @@ class DetectionCache:
         self._entries: dict[str, _Entry] = {}
         self._last: _Entry | None = None
         self._bindings: dict[str, tuple[Stamp, dict[str, list[str]]]] = {}
+        self._binding_paths: dict[str | os.PathLike[str], str] = {}  # data dir -> its file
 
     def detect(self, cwd: str | os.PathLike[str] | None = None) -> ProjectDetection:
         """:func:`engram.memory.project.detect_project` of ``cwd`` (default: this process's
@@ -177,7 +178,11 @@ class DetectionCache:
     def bindings(self, data_dir: str | os.PathLike[str]) -> dict[str, list[str]]:
         """:func:`engram.memory.project_binding.load_bindings`, read again when the file's stamp
         changed. The answer is shared: read it, never change it."""
-        path = os.path.join(plain_path(data_dir), project_binding.BINDINGS_FILE)
+        path = self._binding_paths.get(data_dir)
+        if path is None:
+            path = os.path.join(plain_path(data_dir), project_binding.BINDINGS_FILE)
+            if len(self._binding_paths) < MAX_ENTRIES:
+                self._binding_paths[data_dir] = path
         started = time.time_ns()
         noted = stamp(path)
         known = self._bindings.get(path)

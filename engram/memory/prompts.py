@@ -101,7 +101,9 @@ def search_prompts(
     from engram.memory.search import build_query, clamp_limit
 
     query = build_query(text, mode)
-    with store.read() as conn:
+    # No snapshot needed (as for observations): a prompt deleted between the statements is
+    # simply left out, and mem_search runs this on every call.
+    with store.locked() as conn:
         return prompts.search(
             conn, query, project=project, limit=clamp_limit(limit, DEFAULT_LIMIT, MAX_LIMIT)
         )

@@ -16,6 +16,7 @@ annotation, and ranks below current results of similar relevance (``STALE_WEIGHT
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -86,8 +87,10 @@ def clamp_limit(limit: int | None, default: int = DEFAULT_LIMIT, ceiling: int = 
     return min(limit, ceiling)
 
 
+@functools.lru_cache(maxsize=16)
 def build_query(text: str, mode: str) -> MatchQuery:
-    """A sanitised query, or ``memory.empty_query`` / ``memory.bad_mode``."""
+    """A sanitised query, or ``memory.empty_query`` / ``memory.bad_mode`` (remembered: the
+    query is immutable, and mem_search builds it twice, for memories and for prompts)."""
     if mode not in MODES:
         raise EngramError(
             "memory.bad_mode", f"unknown match mode {mode!r}", "use `all` (default) or `any`"

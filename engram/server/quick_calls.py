@@ -17,9 +17,12 @@ governed tool, a tool this ``--tools`` selection does not serve, extra request f
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engram.server import wire_json
+
+if TYPE_CHECKING:
+    from engram.server.registry import ToolSpec
 
 RESULT_KEYS = frozenset({"content", "isError", "structuredContent"})
 PLAIN_CALL_KEYS = frozenset({"name", "arguments"})
@@ -36,6 +39,7 @@ class QuickCalls:
     def __init__(self, catalogue: dict[str, Any], chosen: list[dict[str, Any]]) -> None:
         self.shapes: dict[str, dict[str, Any]] = catalogue["call_results"]
         self.modules = {t["name"]: t["module"] for t in chosen if t.get("quick")}
+        self.loaded: dict[str, ToolSpec] = {}  # a tool's spec once its module is imported
 
     def serves(self, params: Any, version: str) -> bool:
         """Whether a call with these ``params`` (its ``_meta`` already checked by the caller
@@ -53,13 +57,17 @@ class QuickCalls:
     def answer(self, rid: Any, params: dict[str, Any], version: str) -> bytes | None:
         """The response line for a call :meth:`serves` accepted (None: the tool could not be
         loaded on its own; the SDK answers)."""
-        from engram.server.registry import tool_from
         from engram.server.tool_calls import call_now
 
         name = params["name"]
-        tool = tool_from(self.modules[name], name)
+        tool = self.loaded.get(name)
         if tool is None:
-            return None
+            from engram.server.registry import tool_from
+
+            tool = tool_from(self.modules[name], name)
+            if tool is None:
+                return None
+            self.loaded[name] = tool
 
         result = call_now(tool, params.get("arguments"))
         return response_line(rid, shaped(result, self.shapes[version]))

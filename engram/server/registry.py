@@ -373,10 +373,14 @@ def _number(value: float) -> int | float:
     return int(value) if float(value).is_integer() else value
 
 
+# json.dumps(arguments, ensure_ascii=False, default=str), its encoder built once.
+_SIZE_JSON = json.JSONEncoder(ensure_ascii=False, default=str)
+
+
 def _utf8_size(arguments: dict[str, Any]) -> int:
     """The arguments' UTF-8 size; a lone surrogate (valid JSON, invalid text) is refused."""
     try:
-        return len(json.dumps(arguments, ensure_ascii=False, default=str).encode("utf-8"))
+        return len(_SIZE_JSON.encode(arguments).encode("utf-8"))
     except UnicodeEncodeError:
         # JSON's \\uD800 escapes decode to lone surrogates that no UTF-8 store can hold.
         bad = next(

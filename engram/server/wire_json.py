@@ -13,15 +13,24 @@ from __future__ import annotations
 
 import json
 import math
+from json.encoder import c_make_encoder  # type: ignore[attr-defined]
 from typing import Any
 
 _encode_text = json.encoder.encode_basestring
 _C_DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=True)
+# The C encoder built once (``JSONEncoder.encode`` builds one per call), without the cycle
+# check: what is written is JSON data, a tree (the envelope's copy, the catalogue's shapes).
+_C_ENCODE = (
+    c_make_encoder(None, _C_DUMPS.default, _encode_text, None, ":", ",", False, False, True)
+    if c_make_encoder is not None
+    else None
+)
 
 
 def dumps(value: Any) -> str:
-    """``value`` (JSON data: dict, list, str, int, float, bool, None) as the SDK's JSON text."""
-    text = _C_DUMPS.encode(value)
+    """``value`` (JSON data: dict, list, str, int, float, bool, None; no cycles) as the SDK's
+    JSON text."""
+    text = _C_DUMPS.encode(value) if _C_ENCODE is None else "".join(_C_ENCODE(value, 0))
     # Every float the two write differently shows as "e-0" (exponents -5 to -9) or a
     # non-finite constant in the C encoder's text; without those marks (in a string or not)
     # the text is already the SDK's.

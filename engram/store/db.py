@@ -24,7 +24,7 @@ import time
 from contextlib import contextmanager
 
 from engram.errors import EngramError
-from engram.store.datadir import DEFAULT_MOUNTINFO, data_dir_of, ensure_data_dir
+from engram.store.datadir import DEFAULT_MOUNTINFO, data_dir_of, ensure_data_dir, plain_path
 from engram.store.errors import store_error
 from engram.store.migrate import migrate, migrate_check
 from engram.store.semantic import attach, detach
@@ -201,6 +201,12 @@ class Store:
         from pathlib import Path
 
         return Path(self._file)
+
+    @property
+    def folder(self) -> str:
+        """The folder the database file is in (``str(store.path.parent)``, without pathlib:
+        the MCP server asks on every call)."""
+        return os.path.dirname(plain_path(self._file)) or "."
 
     @property
     def connection(self) -> sqlite3.Connection:

@@ -118,7 +118,7 @@ def require_bound(detection: ProjectDetection) -> ProjectDetection:
     from engram.memory.project_binding import untrusted_error
 
     store = STATE.store()
-    if not REMEMBERED.is_trusted(store, store.path.parent, detection):
+    if not REMEMBERED.is_trusted(store, store.folder, detection):
         raise untrusted_error(detection)
     return detection
 

@@ -6,7 +6,7 @@ Run it (not a test)::
     .venv/bin/python bench/autosync_bench.py --rounds 4 --saves 50
 
 It starts a throwaway PostgreSQL and one real ``engram cloud serve`` on a free loopback port
-(insecure mode), and two data dirs in this process, both with the project enrolled:
+(with the fleet bench's sync token), and two data dirs in this process, both with the project enrolled:
 
 - off: no autosync;
 - on: the autosync manager of ``engram serve`` / ``engram-mcp`` (``start_autosync``) running
@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from cloud_bench import start_server
+from cloud_fleet import TOKEN, start_server
 
 from engram.cloud.scratch_postgres import ScratchPostgres
 from engram.memory.save import save_observation
@@ -66,7 +66,7 @@ def p95(values: list[float]) -> float:
 
 
 def remote_count(server: str) -> int:
-    client = CloudClient(Remote(server, "bench"), timeout=30)
+    client = CloudClient(Remote(server, TOKEN), timeout=30)
     since, seen = 0, 0
     while True:
         page = client.pull_mutations(PROJECT, since, 500)
@@ -88,11 +88,11 @@ def main() -> int:
     stores = {mode: Store.open(work / mode, env={}) for mode in ("off", "on")}
     for mode, store in stores.items():
         enroll(store, PROJECT)
-        CloudConfig(server_url=server, token="bench").save(work / mode)
+        CloudConfig(server_url=server, token=TOKEN).save(work / mode)
     env = {
         "ENGRAM_CLOUD_AUTOSYNC": "1",
         "ENGRAM_CLOUD_SERVER": server,
-        "ENGRAM_CLOUD_TOKEN": "bench",
+        "ENGRAM_CLOUD_TOKEN": TOKEN,
         "ENGRAM_CLOUD_AUTOSYNC_INTERVAL": "0.02",
     }
     manager = start_autosync(work / "on", env)

@@ -21,9 +21,10 @@ from engram.cloud import chunks
 from engram.cloud.auth import Principal
 from engram.cloud.new_projects import require_not_a_variant
 from engram.cloud.problems import CloudProblem, invalid
+from engram.cloud.push_stream import push_streamed
 from engram.cloud.store import mutations, projects
 from engram.cloud.store.db import Conn
-from engram.cloud.wire import parse_entries
+from engram.cloud.wire import entry_ids, parse_entries
 from engram.sync.mutation import Mutation
 from engram.sync.trust import TrustGate
 
@@ -167,8 +168,17 @@ def push_mutations(
 ) -> dict[str, Any]:
     """Append a batch of mutations; returns ``{project, accepted, duplicates, last_seq,
     chunks}``. Raises CloudProblem 400 (bad batch), 403 (another project's entries, recorded)
-    or 409 ``sync-paused`` (recorded) before it writes anything else."""
-    batch = parse_entries(body.get("entries"))
+    or 409 ``sync-paused`` (recorded) before it writes anything else.
+
+    A well-formed batch is streamed into the log (:mod:`engram.cloud.push_stream`); the
+    checked path below stores or refuses any batch the stream gave back."""
+    entries: Any = body.get("entries")
+    ids = entry_ids(entries)
+    if ids is not None:
+        streamed = push_streamed(conn, principal, project, entries, ids)
+        if streamed is not None:
+            return streamed
+    batch = parse_entries(entries)
     claimed = _claimed_by(body)
     _only_own_project(conn, principal, project, batch, action="mutation_push", claimed_by=claimed)
     # Serialized and gzipped before the project's lock is taken: pushes to one project wait

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from engram.cloud.problems import invalid
+from engram.identifiers import MAX_INTEGER
 from engram.sync.mutation import MalformedMutation, Mutation, parse_mutation
 
 
@@ -44,3 +45,22 @@ def stored_mutation(row: dict[str, Any]) -> Mutation:
         project=row["entity_project"],
         payload=row["payload"],
     )
+
+
+def entry_ids(entries: Any) -> list[tuple[str, int]] | None:
+    """The ``(origin, seq)`` of every entry of a non-empty batch, read before the entries are
+    validated; None when the batch is not a non-empty list or an entry's id is malformed
+    (:func:`parse_entries` then says which, in its own words)."""
+    if not isinstance(entries, list) or not entries:
+        return None
+    ids = []
+    for entry in entries:
+        if not isinstance(entry, dict):
+            return None
+        origin, seq = entry.get("origin"), entry.get("seq")
+        if not isinstance(origin, str) or not origin or type(seq) is not int:
+            return None
+        if not 1 <= seq <= MAX_INTEGER:
+            return None
+        ids.append((origin, seq))
+    return ids

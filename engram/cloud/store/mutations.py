@@ -8,12 +8,14 @@ loses nothing, however many servers share the database.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from json.encoder import encode_basestring  # json.dumps(ensure_ascii=False) of a str
 from operator import itemgetter
 from typing import Any
 
+from psycopg import Copy
 from psycopg.rows import tuple_row
 
 from engram.cloud.store.db import Conn
@@ -80,6 +82,12 @@ class LockedProject:
     last_seq: int
 
 
+def lock_existing_project(conn: Conn, project: str) -> LockedProject | None:
+    """Lock the project's row until the transaction ends; None when there is none yet."""
+    row = conn.execute(_LOCK_PROJECT, {"project": project}).fetchone()
+    return None if row is None else LockedProject(bool(row["sync_enabled"]), int(row["last_seq"]))
+
+
 def lock_project(conn: Conn, project: str) -> LockedProject:
     """Create the project row if needed and lock it until the transaction ends."""
     # Locked first: a known project (every push after its first) costs one round trip.
@@ -93,8 +101,7 @@ def lock_project(conn: Conn, project: str) -> LockedProject:
 
 def unknown_mutations(conn: Conn, project: str, batch: Sequence[Mutation]) -> list[Mutation]:
     """The mutations of ``batch`` the project has not stored yet (first of each id kept)."""
-    params = _known_ids_params(project, batch)
-    known = {(r["origin"], r["clock"]) for r in conn.execute(_KNOWN_IDS, params)}
+    known = known_ids(conn, project, [(m.origin, m.seq) for m in batch])
     fresh: list[Mutation] = []
     for mutation in batch:
         key = (mutation.origin, mutation.seq)
@@ -104,11 +111,17 @@ def unknown_mutations(conn: Conn, project: str, batch: Sequence[Mutation]) -> li
     return fresh
 
 
-def _known_ids_params(project: str, batch: Sequence[Mutation]) -> dict[str, object]:
-    """The ranges of the dense origins of ``batch``, and the ids of the others."""
+def known_ids(conn: Conn, project: str, ids: Sequence[tuple[str, int]]) -> set[tuple[str, int]]:
+    """Which of the ``(origin, clock)`` ids the project stores already."""
+    params = _known_ids_params(project, ids)
+    return {(r["origin"], r["clock"]) for r in conn.execute(_KNOWN_IDS, params)}
+
+
+def _known_ids_params(project: str, ids: Sequence[tuple[str, int]]) -> dict[str, object]:
+    """The ranges of the dense origins of ``ids``, and the ids of the others."""
     clocks: dict[str, list[int]] = {}
-    for m in batch:
-        clocks.setdefault(m.origin, []).append(m.seq)
+    for origin, clock in ids:
+        clocks.setdefault(origin, []).append(clock)
     range_origins, lows, highs, probe_origins, probe_clocks = [], [], [], [], []
     for origin, held in clocks.items():
         low, high = min(held), max(held)
@@ -129,6 +142,59 @@ def _known_ids_params(project: str, batch: Sequence[Mutation]) -> dict[str, obje
     }
 
 
+class LogAppender:
+    """The rows of one ``COPY`` into the log, numbered after the project's last sequence
+    (its row locked). Postgres inserts what was written while the caller prepares more."""
+
+    def __init__(self, copy: Copy, project: str, after_seq: int, **attribution: str | None):
+        self._copy = copy
+        self._project = project
+        self._created_by = attribution["created_by"]
+        self._principal_id = attribution["principal_id"]
+        self.last_seq = after_seq
+        self.discarded = False  # set by a writer that gives the rows up: none are kept
+
+    def write(
+        self, batch: Sequence[Mutation], payloads: Sequence[str], chunk_id: str | None
+    ) -> None:
+        """Queue ``batch`` (``payloads``: each one's payload as JSON text) for the log."""
+        write_row, project, seq = self._copy.write_row, self._project, self.last_seq
+        created_by, principal_id = self._created_by, self._principal_id
+        for m, payload in zip(batch, payloads, strict=True):
+            seq += 1
+            write_row(
+                (
+                    project, seq, m.origin, m.seq, m.entity, m.key, m.op, m.project, payload,
+                    created_by, principal_id, chunk_id,
+                )
+            )  # fmt: skip
+        self.last_seq = seq
+
+
+_DISCARD = """
+    DELETE FROM cloud_mutations WHERE project = %(project)s AND seq > %(after_seq)s
+"""
+
+
+@contextmanager
+def appending(
+    conn: Conn, project: str, after_seq: int, *, created_by: str, principal_id: str | None
+) -> Iterator[LogAppender]:
+    """A :class:`LogAppender` for the block; the project's ``last_seq`` follows it after, or,
+    when the block set ``log.discarded``, what it wrote is deleted (same transaction)."""
+    with conn.cursor() as cur, cur.copy(_COPY_MUTATIONS) as copy:
+        log = LogAppender(
+            copy, project, after_seq, created_by=created_by, principal_id=principal_id
+        )
+        yield log
+    if log.discarded:
+        if log.last_seq != after_seq:
+            conn.execute(_DISCARD, {"project": project, "after_seq": after_seq})
+        log.last_seq = after_seq
+    elif log.last_seq != after_seq:
+        conn.execute(_ADVANCE, {"project": project, "last_seq": log.last_seq})
+
+
 def append(
     conn: Conn,
     project: str,
@@ -147,28 +213,11 @@ def append(
     if not batch:
         return after_seq
     texts = payloads if payloads is not None else [dump_payload(m.payload) for m in batch]
-    with conn.cursor() as cur, cur.copy(_COPY_MUTATIONS) as copy:
-        seq = after_seq
-        for m, payload in zip(batch, texts, strict=True):
-            seq += 1
-            copy.write_row(
-                (
-                    project,
-                    seq,
-                    m.origin,
-                    m.seq,
-                    m.entity,
-                    m.key,
-                    m.op,
-                    m.project,
-                    payload,
-                    created_by,
-                    principal_id,
-                    chunk_id,
-                )
-            )
-    conn.execute(_ADVANCE, {"project": project, "last_seq": seq})
-    return seq
+    with appending(
+        conn, project, after_seq, created_by=created_by, principal_id=principal_id
+    ) as log:
+        log.write(batch, texts, chunk_id)
+    return log.last_seq
 
 
 # Sequences are dense (see the module docstring) and unique per project, so the next page is

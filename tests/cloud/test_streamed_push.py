@@ -1,0 +1,117 @@
+"""A big push to a project that exists is validated slice by slice while Postgres inserts the
+slice before (engram.cloud.push_stream); what a user sees is what the checked push gives:
+all-or-nothing per batch, dense sequences, replays accepted 0 times, refusals in the same
+order with their audit rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx2 as httpx
+import psycopg
+
+from engram.cloud.push_stream import SLICE
+from tests.cloud.conftest import ADMIN_TOKEN, SYNC_TOKEN, CloudServer
+from tests.cloud.entries import observation
+
+BIG = 2 * SLICE + 200  # three slices: a refusal in the last one comes after two were written
+
+
+def _push(client: httpx.Client, entries: list[dict[str, Any]]) -> httpx.Response:
+    return client.post("/sync/mutations/push", json={"project": "p", "entries": entries})
+
+
+def _pulled(client: httpx.Client) -> list[dict[str, Any]]:
+    since, pulled = 0, []
+    while True:
+        page = client.get("/sync/mutations/pull", params={"project": "p", "since": since}).json()
+        pulled += page["mutations"]
+        since = page["next_since"]
+        if not page["has_more"]:
+            return pulled
+
+
+def _chunked_keys(client: httpx.Client, database_url: str) -> list[tuple[str, int]]:
+    """Every (origin, seq) the project's materialized chunks hold, as the manifest lists them."""
+    from engram.sync.chunk import read_chunk
+
+    manifest = client.get("/sync/pull", params={"project": "p"}).json()["chunks"]
+    held = []
+    for listed in manifest:
+        with psycopg.connect(database_url) as conn:
+            row = conn.execute(
+                "SELECT content FROM cloud_chunks WHERE chunk_id = %s", (listed["chunk_id"],)
+            ).fetchone()
+        assert row is not None
+        held += [(m.origin, m.seq) for m in read_chunk(listed["chunk_id"], bytes(row[0])).mutations]
+    return held
+
+
+def test_a_big_push_is_stored_once_in_order_with_dense_sequences_and_chunks(
+    cloud: CloudServer, database_url: str
+) -> None:
+    client = cloud.client(SYNC_TOKEN)
+    assert _push(client, [observation("a", 1)]).status_code == 200  # the project exists now
+    batch = [observation("a", n) for n in range(2, BIG + 2)]
+    batch += [observation("b", n) for n in range(1, 4)] + [observation("a", 5)]  # one repeat
+    answer = _push(client, batch).json()
+    assert (answer["accepted"], answer["duplicates"], answer["last_seq"]) == (BIG + 3, 1, BIG + 4)
+    replay = _push(client, batch).json()
+    assert (replay["accepted"], replay["duplicates"], replay["chunks"]) == (0, len(batch), [])
+    pulled = _pulled(client)
+    assert [m["seq"] for m in pulled if m["origin"] == "a"] == list(range(1, BIG + 2))
+    assert [m["seq"] for m in pulled if m["origin"] == "b"] == [1, 2, 3]
+    assert len(pulled) == BIG + 4
+    chunked = _chunked_keys(client, database_url)
+    assert sorted(chunked) == sorted((m["origin"], m["seq"]) for m in pulled)
+    with psycopg.connect(database_url) as conn:
+        seqs = [r[0] for r in conn.execute("SELECT seq FROM cloud_mutations ORDER BY seq")]
+    assert seqs == list(range(1, BIG + 5))
+
+
+def test_a_bad_entry_in_the_last_slice_refuses_the_whole_batch_and_keeps_no_row(
+    cloud: CloudServer, database_url: str
+) -> None:
+    client = cloud.client(SYNC_TOKEN)
+    assert _push(client, [observation("a", 1)]).status_code == 200
+    malformed = [observation("a", n) for n in range(2, BIG + 2)]
+    malformed[-1] = {**malformed[-1], "op": "explode"}
+    refused = _push(client, malformed)
+    assert refused.status_code == 400
+    assert refused.json()["error_code"] == "invalid_mutation"
+    assert f"entry {BIG - 1}" in refused.json()["error"]
+    foreign = [observation("a", n) for n in range(2, BIG + 2)]
+    foreign[-1] = observation("a", BIG + 1, project="other")
+    forbidden = _push(client, foreign)
+    assert forbidden.status_code == 403
+    assert forbidden.json()["error_code"] == "policy_forbidden"
+    # Both malformed and foreign: the malformed entry is reported, as the checked push does.
+    both = [*foreign[:-1], {**foreign[-1], "op": "explode"}]
+    both[SLICE + 1] = observation("a", SLICE + 3, project="other")
+    assert _push(client, both).json()["error_code"] == "invalid_mutation"
+    assert [m["seq"] for m in _pulled(client)] == [1]
+    accepted = _push(client, [observation("a", n) for n in range(2, 5)]).json()
+    assert accepted["last_seq"] == 4  # nothing the refused batches wrote took a sequence
+    with psycopg.connect(database_url) as conn:
+        count = conn.execute("SELECT count(*) FROM cloud_mutations").fetchone()
+        audit = conn.execute(
+            "SELECT action, outcome, entry_count, reason_code FROM cloud_sync_audit_log"
+        ).fetchall()
+    assert count == (4,)
+    assert audit == [("mutation_push", "rejected_foreign_project", BIG, "policy_forbidden")]
+
+
+def test_a_big_push_to_a_paused_project_is_refused_with_its_audit_row(
+    cloud: CloudServer, database_url: str
+) -> None:
+    client = cloud.client(SYNC_TOKEN)
+    assert _push(client, [observation("a", 1)]).status_code == 200
+    admin = cloud.client(ADMIN_TOKEN)
+    assert admin.post("/admin/projects/p/sync", json={"enabled": False}).status_code == 200
+    refused = _push(client, [observation("a", n) for n in range(2, BIG + 2)])
+    assert refused.status_code == 409
+    assert refused.json()["error_code"] == "sync-paused"
+    assert [m["seq"] for m in _pulled(client)] == [1]
+    with psycopg.connect(database_url) as conn:
+        audit = conn.execute("SELECT outcome, entry_count FROM cloud_sync_audit_log").fetchall()
+    assert audit == [("rejected_project_paused", BIG)]

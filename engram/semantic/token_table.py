@@ -98,7 +98,12 @@ def _supported(config: Any) -> tuple[dict[str, int], list[tuple[str, str]], list
 def build(config_path: str | os.PathLike[str], folder: Path, model: str) -> Path | None:
     """Write the table for the tokenizer at ``config_path`` into ``folder`` (atomically: a
     temporary file renamed over the old one); its path, or None for a configuration this
-    module does not reproduce or a folder it cannot write."""
+    module does not reproduce or a folder it cannot write (checked first: each process that
+    embeds would otherwise parse the 1.8 MB file again only to fail)."""
+    if folder.exists() and not (folder.is_dir() and os.access(folder, os.W_OK | os.X_OK)):
+        return None
+    if not folder.exists() and not os.access(folder.parent, os.W_OK | os.X_OK):
+        return None
     try:
         with open(config_path, encoding="utf-8") as f:
             parsed = _supported(json.load(f))

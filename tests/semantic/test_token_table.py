@@ -167,3 +167,14 @@ def test_a_search_only_process_answers_without_loading_the_tokenizer(tmp_path: P
     hits, loaded = done.stdout.strip().splitlines()
     assert hits == repr(expected) and expected[0] == "Memory leak in the worker"
     assert loaded == "False"
+
+
+def test_a_vectors_path_that_is_not_a_folder_gets_no_table_and_is_left_alone(
+    tmp_path: Path,
+) -> None:
+    taken = tmp_path / "vectors"
+    taken.write_text("not a folder")
+    assert token_table.build(CONFIG, taken, NAME) is None
+    assert taken.read_text() == "not a folder"
+    assert token_table.TokenTable.open(taken, CONFIG, NAME) is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["vectors"]

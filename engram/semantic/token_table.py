@@ -32,7 +32,10 @@ from pathlib import Path
 from typing import Any
 
 FORMAT = 1
-MAX_CHARS = 2000
+MAX_CHARS = 500
+# A table claiming longer tokens is not this model's (its longest is 16): refused, so a forged
+# one cannot make a query look up millions of pieces.
+MAX_TOKEN_CHARS = 64
 SPACE = "\u2581"  # "▁", what the model's normalizer puts for a space
 _PLAIN = re.compile(r"[\x20-\x7e]*")
 # The normalizer this module reproduces: a "▁" before the text, each space replaced by one.
@@ -197,7 +200,7 @@ class TokenTable:
         except (OSError, sqlite3.Error, ValueError):
             conn.close()
             return None
-        if longest < 1:
+        if not 1 <= longest <= MAX_TOKEN_CHARS:
             conn.close()
             return None
         return cls(conn, specials, longest)

@@ -97,7 +97,7 @@ def test_what_it_cannot_vouch_for_is_left_to_the_tokenizer(table) -> None:  # ty
         "a <s> b",
         "</s>",
         "<unk>",
-        "x" * 2001,
+        "x" * (token_table.MAX_CHARS + 1),
     ):
         assert table.encode(text) is None, text
 
@@ -118,6 +118,14 @@ def test_a_stale_foreign_or_damaged_table_is_not_used(tmp_path: Path) -> None:
     assert stat.S_IMODE(tmp_path.stat().st_mode) == 0o700
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE meta SET value = '1:other:1:1' WHERE key = 'signature'")
+    conn.close()
+    assert token_table.TokenTable.open(tmp_path, CONFIG, NAME) is None
+    with sqlite3.connect(path) as conn:  # forged: tokens far longer than any of the model's
+        conn.execute(
+            "UPDATE meta SET value = ? WHERE key = 'signature'",
+            (token_table.signature(CONFIG, NAME),),
+        )
+        conn.execute("UPDATE meta SET value = '100000' WHERE key = 'longest'")
     conn.close()
     assert token_table.TokenTable.open(tmp_path, CONFIG, NAME) is None
     path.write_bytes(b"not a database at all" * 100)

@@ -111,7 +111,7 @@ def plain_select(conn: psycopg.Connection, project: str, expected: int) -> None:
 
 def push(client: CloudClient, project: str, rows: list[Mutation]) -> None:
     for batch in push_batches(rows):  # the batches engram sync --cloud sends
-        result = client.push_mutations(project, batch)
+        result = client.push_mutations(project, batch, batch.lines)
         assert result["accepted"] == len(batch), result
 
 

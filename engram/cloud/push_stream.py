@@ -4,8 +4,9 @@ The checked push (:func:`engram.cloud.replication.push_mutations`) validates the
 then writes it: the server's CPU and Postgres's take turns. Here, for a project that exists,
 its row is locked first, the batch's ids are looked up, and one ``COPY`` stays open while each
 slice of :data:`SLICE` entries is validated, serialized and chunked, then written: Postgres
-inserts slice N while Python prepares slice N+1. Each slice's mutations form their own chunks
-(one per origin), so every row names its chunk when it is written.
+inserts slice N while Python prepares slice N+1. Only batches of more than one slice come
+here. Each slice's mutations form their own chunks (one per origin), so every row names its
+chunk when it is written.
 
 Anything the checked push would refuse (a malformed entry, another project's entry, a paused
 project) stops the stream: the rows it wrote are deleted in the same transaction and the
@@ -28,7 +29,9 @@ from engram.sync.mutation import Mutation
 from engram.sync.trust import TrustGate
 
 # Entries per slice: the first slice's validation and the last one's insert do not overlap,
-# and each slice is a chunk of its own (per origin).
+# and each slice is a chunk of its own (per origin). A batch of one slice is not streamed:
+# the project's lock would be held through its validation for no overlap (pushes to one
+# project from many clients wait on that lock).
 SLICE = 500
 
 

@@ -21,7 +21,7 @@ from engram.cloud import chunks
 from engram.cloud.auth import Principal
 from engram.cloud.new_projects import require_not_a_variant
 from engram.cloud.problems import CloudProblem, invalid
-from engram.cloud.push_stream import push_streamed
+from engram.cloud.push_stream import SLICE, push_streamed
 from engram.cloud.store import mutations, projects
 from engram.cloud.store.db import Conn
 from engram.cloud.wire import entry_ids, parse_entries
@@ -170,10 +170,11 @@ def push_mutations(
     chunks}``. Raises CloudProblem 400 (bad batch), 403 (another project's entries, recorded)
     or 409 ``sync-paused`` (recorded) before it writes anything else.
 
-    A well-formed batch is streamed into the log (:mod:`engram.cloud.push_stream`); the
-    checked path below stores or refuses any batch the stream gave back."""
+    A well-formed batch of more than one slice is streamed into the log
+    (:mod:`engram.cloud.push_stream`); the checked path below stores or refuses the others
+    (a smaller batch would only hold the project's lock longer: nothing overlaps)."""
     entries: Any = body.get("entries")
-    ids = entry_ids(entries)
+    ids = entry_ids(entries) if isinstance(entries, list) and len(entries) > SLICE else None
     if ids is not None:
         streamed = push_streamed(conn, principal, project, entries, ids)
         if streamed is not None:

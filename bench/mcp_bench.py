@@ -53,6 +53,10 @@ app.run()
 """
 # Distinct names: the FTS project filter is a phrase, so names sharing a token cost more.
 PROJECTS = ["atlas", "borealis", "cygnus", "draco", "eridani"]
+# Calls each process makes before it is measured: past what a process loads on its first
+# searches (wordllama tokenizes its first TABLE_QUERIES queries from the token table, then
+# loads the tokenizer, ~75 ms of CPU: inside the window that was ~0.25 ms "per call").
+WARM_UP_CALLS = 24
 # Where each query band starts in the frequency-ranked vocabulary.
 BANDS = {"very common": 0, "mid": 200, "rare": 2000}
 INIT = {
@@ -264,7 +268,7 @@ class InProcess:
     """The same searches through ``engram.memory.search`` in this process (same store, same
     project filter), timed one at a time so they can be interleaved with the server's."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, warm_up: list[str]) -> None:
         from engram.memory.search import search
         from engram.store.db import Store
 
@@ -272,7 +276,8 @@ class InProcess:
         self.store = Store.open(data_dir)
         self.cpu = 0.0
         self.calls = 0
-        self.search(self.store, "warmup", project=PROJECTS[0], limit=10)
+        for query in warm_up:
+            self.search(self.store, query, project=PROJECTS[0], limit=10)
 
     def run(self, query: str) -> None:
         """One search, its CPU time added up."""
@@ -292,7 +297,7 @@ class InProcessTool:
     from the server's folder, the search, prompt matches, the envelope): what the server's
     CPU would be without the wire."""
 
-    def __init__(self, data_dir: Path, folder: Path) -> None:
+    def __init__(self, data_dir: Path, folder: Path, warm_up: list[str]) -> None:
         from engram.server.mem_tools.context import STATE
         from engram.server.registry import tool_from
         from engram.server.tool_calls import call_now
@@ -303,7 +308,8 @@ class InProcessTool:
         os.environ["ENGRAM_DATA_DIR"] = str(data_dir)
         os.chdir(folder)
         self.cpu, self.calls = 0.0, 0
-        self.run("warmup")
+        for query in warm_up:
+            self.run(query)
         self.cpu, self.calls = 0.0, 0
 
     def run(self, query: str) -> None:
@@ -368,14 +374,18 @@ def measure_round_trips(
     data_dir = build_store(size, cache)
     confirm_folder(data_dir, project_dir)
     live = Live(ENGRAM_MCP, {**env, "ENGRAM_DATA_DIR": str(data_dir)}, project_dir)
-    live.call("mem_search", {"query": "warmup"})
+    # Every process warms up on queries of its own (the measured ones come after, fresh).
+    warm_up = [query for _, query in search_queries(words, random.Random(-size), WARM_UP_CALLS)]
+    for query in warm_up:
+        live.call("mem_search", {"query": query})
     queries = search_queries(words, rng, calls)
     searches: list[float] = []
     by_band: dict[str, list[float]] = {name: [] for name in BANDS}
     # Each query through the server, then the same query in-process: interleaved, so both
     # figures see the same load.
-    in_process, tool = InProcess(data_dir), InProcessTool(data_dir, project_dir)
-    waiting = SearchWorker(data_dir, PROJECTS[0])
+    in_process = InProcess(data_dir, warm_up)
+    tool = InProcessTool(data_dir, project_dir, warm_up)
+    waiting = SearchWorker(data_dir, PROJECTS[0], warm_up)
     server_before = cpu_seconds(live.proc.pid)
     for name, query in queries:
         elapsed = live.call("mem_search", {"query": query})

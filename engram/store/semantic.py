@@ -71,6 +71,8 @@ class SemanticRecall:
         self.last_error = ""
         self._after_commit: list[int] = []
         self._folder: Path | bool | None = False  # not asked yet
+        self._embedded = False  # this process embedded a row (so its model is loaded)
+        self._tokens_kept = False
         self._lock = _thread.allocate_lock()  # an MCP server's threads share one connection
 
     def choice(self) -> SemanticChoice:
@@ -129,18 +131,21 @@ class SemanticRecall:
         from engram.errors import EngramError
 
         ids, self._after_commit = self._after_commit, []
-        if not ids or not self.choice().on:
-            return
-        try:
-            warm = getattr(self.choice().embedder, "warm", None)
-            if warm is not None:
-                warm()
-            for start in range(0, len(ids), 512):
-                with write():
-                    self.embed(ids[start : start + 512])
-        except EngramError as exc:
-            self.last_error = exc.message
-        self.keep_query_tokens()
+        if ids and self.choice().on:
+            try:
+                warm = getattr(self.choice().embedder, "warm", None)
+                if warm is not None:
+                    warm()
+                for start in range(0, len(ids), 512):
+                    with write():
+                        self.embed(ids[start : start + 512])
+            except EngramError as exc:
+                self.last_error = exc.message
+        if self._embedded and not self._tokens_kept:
+            # Once a process, after its first write that embedded (inside the write when the
+            # model was already loaded by a search, above when not).
+            self._tokens_kept = True
+            self.keep_query_tokens()
 
     def keep_query_tokens(self) -> None:
         """Let the embedder keep what tokenizes a query cheaply in ``<data dir>/vectors``
@@ -181,6 +186,7 @@ class SemanticRecall:
             return 0
         label = model_label(embedder)
         vectors.store_vectors(self._conn, [r[0] for r in rows], vectors.quantise(matrix), label)
+        self._embedded = True
         return len(rows)
 
     def nearest(

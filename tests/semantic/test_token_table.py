@@ -186,3 +186,26 @@ def test_a_vectors_path_that_is_not_a_folder_gets_no_table_and_is_left_alone(
     assert taken.read_text() == "not a folder"
     assert token_table.TokenTable.open(taken, CONFIG, NAME) is None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["vectors"]
+
+
+def test_a_server_that_searched_before_its_first_save_still_writes_the_table(
+    tmp_path: Path,
+) -> None:
+    # The search loads the tokenizer (no table yet), so the save embeds inside its write:
+    # the table must be written all the same, after that write.
+    data = tmp_path / "data"
+    table = data / "vectors" / token_table.file_name(NAME)
+    with Store.open(data, env={}) as store:
+        save_observation(
+            store, title="Invoice PDF fonts", content="embedded the fonts", project="shop",
+            surface_conflicts=False,
+        )  # fmt: skip
+        table.unlink()
+    with Store.open(data, env={}) as store:
+        search(store, "fonts in invoices", project="shop")
+        assert not table.exists()
+        save_observation(
+            store, title="Memory leak in the worker", content="resident memory grew",
+            project="shop", surface_conflicts=False,
+        )  # fmt: skip
+        assert table.is_file()

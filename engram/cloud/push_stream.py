@@ -58,15 +58,7 @@ def push_streamed(
                 log.write(group.mutations, group.payloads, group.chunk.id)
                 stored.append(group)
     for group in stored:
-        mutations.insert_chunk(
-            conn,
-            project,
-            group.chunk.id,
-            group.chunk.data,
-            created_by=principal.label,
-            origin="materialized",
-            mutation_count=len(group.mutations),
-        )
+        store_chunk(conn, project, group, principal)
     accepted = sum(len(group.mutations) for group in stored)
     return {
         "project": project,
@@ -75,6 +67,19 @@ def push_streamed(
         "last_seq": log.last_seq,
         "chunks": [group.chunk.id for group in stored],
     }
+
+
+def store_chunk(conn: Conn, project: str, group: chunks.OriginChunk, principal: Principal) -> None:
+    """Keep ``group``'s chunk (its mutations are in the log), attributed to ``principal``."""
+    mutations.insert_chunk(
+        conn,
+        project,
+        group.chunk.id,
+        group.chunk.data,
+        created_by=principal.label,
+        origin="materialized",
+        mutation_count=len(group.mutations),
+    )
 
 
 def _fresh_slice(

@@ -21,7 +21,7 @@ from engram.cloud import chunks
 from engram.cloud.auth import Principal
 from engram.cloud.new_projects import require_not_a_variant
 from engram.cloud.problems import CloudProblem, invalid
-from engram.cloud.push_stream import SLICE, push_streamed
+from engram.cloud.push_stream import SLICE, push_streamed, store_chunk
 from engram.cloud.store import mutations, projects
 from engram.cloud.store.db import Conn
 from engram.cloud.wire import entry_ids, parse_entries
@@ -150,15 +150,7 @@ def _materialize(
             chunk_id=group.chunk.id,
             payloads=group.payloads,
         )
-        mutations.insert_chunk(
-            conn,
-            project,
-            group.chunk.id,
-            group.chunk.data,
-            created_by=principal.label,
-            origin="materialized",
-            mutation_count=len(group.mutations),
-        )
+        store_chunk(conn, project, group, principal)
         chunk_ids.append(group.chunk.id)
     return last, chunk_ids
 

@@ -110,7 +110,6 @@ def backfill(store: Store, *, progress: Callable[[int, int], None] | None = None
         done += made
         if progress is not None:
             progress(done, max(total, done))
-    recall.keep_query_tokens()
     return done
 
 

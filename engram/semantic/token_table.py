@@ -246,45 +246,34 @@ class TokenTable:
                 merges[a, b] = (rank, token)
         merge_of = merges.get
 
-        symbols: list[str | None] = list(normalized)
+        symbols = list(normalized)  # "" once merged into the symbol on its left
         token_ids = [ids[c] for c in normalized]
         following = [*range(1, len(symbols)), -1]
         preceding = list(range(-1, len(symbols) - 1))
         queue: list[tuple[int, int, int]] = []  # (rank, position, merged token id)
-        for pos in range(len(symbols) - 1):
-            found = merge_of((normalized[pos], normalized[pos + 1]))
+
+        def offer(pos: int) -> None:
+            """Queue the pair starting at ``pos`` if it merges."""
+            found = merge_of((symbols[pos], symbols[following[pos]]))
             if found is not None:
-                queue.append((found[0], pos, found[1]))
-        heapq.heapify(queue)
+                heapq.heappush(queue, (found[0], pos, found[1]))
+
+        for pos in range(len(symbols) - 1):
+            offer(pos)
         while queue:
             _rank, pos, merged = heapq.heappop(queue)
-            left = symbols[pos]
             nxt = following[pos]
-            if left is None or nxt == -1:
+            if not symbols[pos] or nxt == -1:
                 continue
-            right = symbols[nxt]
-            assert right is not None
-            found = merge_of((left, right))
+            found = merge_of((symbols[pos], symbols[nxt]))
             if found is None or found[1] != merged:
                 continue  # the pair changed since it was queued
-            symbols[pos], symbols[nxt] = left + right, None
+            symbols[pos], symbols[nxt] = symbols[pos] + symbols[nxt], ""
             token_ids[pos] = merged
             following[pos] = following[nxt]
-            if following[nxt] != -1:
-                preceding[following[nxt]] = pos
-            before, after = preceding[pos], following[pos]
-            joined = symbols[pos]
-            assert joined is not None
-            if before != -1:
-                other = symbols[before]
-                assert other is not None
-                found = merge_of((other, joined))
-                if found is not None:
-                    heapq.heappush(queue, (found[0], before, found[1]))
-            if after != -1:
-                other = symbols[after]
-                assert other is not None
-                found = merge_of((joined, other))
-                if found is not None:
-                    heapq.heappush(queue, (found[0], pos, found[1]))
-        return [token_ids[i] for i, s in enumerate(symbols) if s is not None]
+            if following[pos] != -1:
+                preceding[following[pos]] = pos
+                offer(pos)
+            if preceding[pos] != -1:
+                offer(preceding[pos])
+        return [token for token, symbol in zip(token_ids, symbols, strict=True) if symbol]

@@ -135,17 +135,14 @@ class WordLlamaEmbedder:
         return cast("npt.NDArray[np.float32]", matrix[0])
 
     def keep_query_tokens(self, folder: Path) -> None:
-        """Write the token table into ``folder`` if it is missing or stale (once a process:
-        the tokenizer's 1.8 MB file read again, ~0.3 s, by a process that embeds memories)."""
+        """Write the token table into ``folder`` if it is missing or stale (the tokenizer's
+        1.8 MB file read again, ~0.3 s, by a process that embeds memories)."""
         from engram.semantic import token_table
 
-        key = str(folder)
-        if self._tables.get(key) is not None:
-            return
         config = _tokenizer_path()
-        if config is not None and token_table.TokenTable.open(folder, config, NAME) is None:
+        if config is not None and self._table(folder) is None:
             token_table.build(config, folder, NAME)
-        self._tables.pop(key, None)  # opened again (or found missing) on next use
+            self._tables.pop(str(folder))  # opened on next use
 
     def _table(self, folder: Path) -> Any:
         from engram.semantic import token_table
@@ -258,14 +255,12 @@ def map_tensor(path: str, name: str) -> npt.NDArray[np.float16]:
     import numpy as np
 
     with open(path, "rb") as f:
-        head = f.read(8)
-        if len(head) != 8:
-            raise ValueError("not a safetensors file (shorter than its header length)")
-        length = int.from_bytes(head, "little")
-        size = os.fstat(f.fileno()).st_size
-        if not 2 <= length <= min(size - 8, 1 << 20):
-            raise ValueError(f"not a safetensors file (header length {length})")
-        header = json.loads(f.read(length))
+        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)  # an empty file: ValueError
+    size = len(mapped)
+    length = int.from_bytes(mapped[:8], "little")
+    if size < 8 or not 2 <= length <= min(size - 8, 1 << 20):
+        raise ValueError(f"not a safetensors file (header length {length}, {size} bytes)")
+    header = json.loads(mapped[8 : 8 + length])
     entry = header.get(name) if isinstance(header, dict) else None
     if not isinstance(entry, dict):
         raise KeyError(f"{name} is not in {os.path.basename(path)}")
@@ -281,8 +276,6 @@ def map_tensor(path: str, name: str) -> npt.NDArray[np.float16]:
     begin, end = offsets
     if end - begin != shape[0] * shape[1] * 2 or 8 + length + end > size:
         raise ValueError(f"{name}: its data does not fit the file ({size} bytes)")
-    with open(path, "rb") as f:
-        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     rows, columns = shape
     matrix = np.frombuffer(mapped, dtype="<f2", count=rows * columns, offset=8 + length + begin)
     return matrix.reshape(rows, columns)

@@ -6,7 +6,6 @@ Routes are small async functions: read the request, call one operation in the th
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -15,6 +14,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from engram.cloud import json_body
 from engram.cloud.auth import Principal
 from engram.cloud.gate import admit, admit_and_run
 from engram.cloud.new_projects import project_name
@@ -51,7 +51,7 @@ async def read_json(request: Request, limit: int) -> dict[str, Any]:
         if len(body) > limit:
             raise too_large(limit)
     try:
-        parsed = json.loads(body or b"{}")
+        parsed = json_body.loads(body or b"{}")
     except (ValueError, RecursionError) as exc:
         raise invalid("invalid_json", "the body is not valid JSON") from exc
     if not isinstance(parsed, dict):

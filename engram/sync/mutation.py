@@ -17,6 +17,7 @@ import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import repeat
 from json.encoder import (  # type: ignore[attr-defined]  # the C encoder is not in the stubs
     c_make_encoder,
     encode_basestring,  # what json.dumps(ensure_ascii=False) uses
@@ -266,7 +267,12 @@ _INTEGER_FIELDS = {
     for entity, fields in UPSERT_FIELDS.items()
 }
 
-_MISSING = object()
+
+class _Missing:
+    """The type of a field a payload lacks (no JSON value has it)."""
+
+
+_MISSING = _Missing()
 # Per entity: (field, the exact JSON types it may hold, whether it may be absent). json.loads
 # makes exact types, so one set lookup settles a field; anything else gets the full check.
 _FIELD_CHECKS = {
@@ -276,17 +282,23 @@ _FIELD_CHECKS = {
     )
     for entity, fields in UPSERT_FIELDS.items()
 }
+_FIELD_NAMES = {entity: tuple(fields) for entity, fields in UPSERT_FIELDS.items()}
+# Per entity, the field type shapes (one type per field of _FIELD_NAMES) that passed
+# _check_field_types: the check depends on nothing else. Valid shapes are few (each optional
+# field is null or not); the cap only bounds a client sending odd ones.
+_PASSED_SHAPES: dict[str, set[tuple[type, ...]]] = {entity: set() for entity in UPSERT_FIELDS}
+_MAX_SHAPES = 4096
 
 
 def _check_upsert(entity: str, key: str, payload: dict[str, Any]) -> None:
-    for name, exact, optional in _FIELD_CHECKS[entity]:
-        value = payload.get(name, _MISSING)
-        if type(value) in exact or (value is _MISSING and optional):
-            continue
-        if value is _MISSING:
-            raise MalformedMutation(f"{entity} payload lacks {name!r}")
-        if not isinstance(value, UPSERT_FIELDS[entity][name]) or isinstance(value, bool):
-            raise MalformedMutation(f"{entity} payload field {name!r} has the wrong type")
+    names = _FIELD_NAMES[entity]
+    # The payload's field types, absent ones as _Missing: a shape seen passing passes again.
+    shape = tuple(map(type, map(payload.get, names, repeat(_MISSING, len(names)))))
+    passed = _PASSED_SHAPES[entity]
+    if shape not in passed:
+        _check_field_types(entity, payload)
+        if len(passed) < _MAX_SHAPES:
+            passed.add(shape)
     for name in _INTEGER_FIELDS[entity]:
         value = payload.get(name)
         if type(value) is int and not -MAX_INTEGER - 1 <= value <= MAX_INTEGER:
@@ -295,3 +307,14 @@ def _check_upsert(entity: str, key: str, payload: dict[str, Any]) -> None:
         raise MalformedMutation(f"{entity} payload {KEY_FIELD[entity]!r} differs from 'key'")
     if entity == "observation" and not payload["title"].strip():
         raise MalformedMutation("an observation needs a title")
+
+
+def _check_field_types(entity: str, payload: dict[str, Any]) -> None:
+    for name, exact, optional in _FIELD_CHECKS[entity]:
+        value = payload.get(name, _MISSING)
+        if type(value) in exact or (value is _MISSING and optional):
+            continue
+        if value is _MISSING:
+            raise MalformedMutation(f"{entity} payload lacks {name!r}")
+        if not isinstance(value, UPSERT_FIELDS[entity][name]) or isinstance(value, bool):
+            raise MalformedMutation(f"{entity} payload field {name!r} has the wrong type")

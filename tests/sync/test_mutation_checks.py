@@ -94,3 +94,15 @@ def test_the_largest_storable_clock_and_counters_pass() -> None:
     entry = _entry(revision_count=2**63 - 1, duplicate_count=-(2**63))
     entry["seq"] = 2**63 - 1
     assert parse_mutation(entry).seq == 2**63 - 1
+
+
+def test_a_malformed_payload_is_refused_every_time_after_good_ones_of_its_fields() -> None:
+    # The checks remember the field types that passed: good entries before and between the
+    # bad ones, and the same bad entry twice, must change nothing.
+    for _ in range(2):
+        parse_mutation(_entry())
+        parse_mutation(_entry(duplicate_count=2, tool_name="bash"))
+        for payload in ({"revision_count": True}, {"title": None}, {"content": ...}):
+            with pytest.raises(MalformedMutation):
+                parse_mutation(_entry(**payload))
+        assert parse_mutation(_entry(title=Text("t"))).payload["title"] == "t"

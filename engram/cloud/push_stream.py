@@ -6,7 +6,8 @@ its row is locked first, the batch's ids are looked up, and one ``COPY`` stays o
 slice of :data:`SLICE` entries is validated, serialized and chunked, then written: Postgres
 inserts slice N while Python prepares slice N+1. Only batches of more than one slice come
 here. Each slice's mutations form their own chunks (one per origin), so every row names its
-chunk when it is written.
+chunk when it is written. The first and the last slice are small (:data:`EDGE`): Postgres
+starts sooner, and the insert nothing overlaps at the end is short.
 
 Anything the checked push would refuse (a malformed entry, another project's entry, a paused
 project) stops the stream: the rows it wrote are deleted in the same transaction and the
@@ -17,6 +18,7 @@ the checked one.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from engram.cloud import chunks
@@ -28,11 +30,30 @@ from engram.cloud.wire import parse_entry
 from engram.sync.mutation import Mutation
 from engram.sync.trust import TrustGate
 
-# Entries per slice: the first slice's validation and the last one's insert do not overlap,
-# and each slice is a chunk of its own (per origin). A batch of one slice is not streamed:
-# the project's lock would be held through its validation for no overlap (pushes to one
-# project from many clients wait on that lock).
+# Entries per slice: a batch of one slice is not streamed (the project's lock would be held
+# through its validation for no overlap; pushes to one project from many clients wait on
+# that lock), and each slice is a chunk of its own (per origin).
 SLICE = 500
+# The first and the last slice of a streamed batch are this small: nothing overlaps the first
+# one's validation (Postgres waits for it) nor the insert of the last one (Python waits for
+# it). The slices between double up to SLICE: each is ready when Postgres ends the one before.
+EDGE = 125
+
+
+def slices(count: int) -> list[range]:
+    """The slices a streamed batch of ``count`` entries (more than :data:`SLICE`) is taken in:
+    :data:`EDGE` entries, then twice as many each time up to :data:`SLICE`, :data:`EDGE`
+    entries last (a remainder smaller than :data:`EDGE` joins the slice before it)."""
+    sizes, left, size = [], count - EDGE, EDGE
+    while left > 0:
+        sizes.append(min(size, left))
+        left -= sizes[-1]
+        size = min(2 * size, SLICE)
+    if len(sizes) > 1 and sizes[-1] < EDGE:
+        remainder = sizes.pop()
+        sizes[-1] += remainder
+    bounds = [0, *itertools.accumulate(sizes), count]
+    return [range(low, high) for low, high in itertools.pairwise(bounds)]
 
 
 def push_streamed(
@@ -49,8 +70,8 @@ def push_streamed(
     with mutations.appending(
         conn, project, locked.last_seq, created_by=principal.label, principal_id=principal.id
     ) as log:
-        for start in range(0, len(entries), SLICE):
-            fresh = _fresh_slice(entries, start, gate, known)
+        for piece in slices(len(entries)):
+            fresh = _fresh_slice(entries, piece, gate, known)
             if fresh is None:
                 log.discarded = True
                 return None
@@ -83,12 +104,12 @@ def store_chunk(conn: Conn, project: str, group: chunks.OriginChunk, principal: 
 
 
 def _fresh_slice(
-    entries: list[Any], start: int, gate: TrustGate, known: set[tuple[str, int]]
+    entries: list[Any], piece: range, gate: TrustGate, known: set[tuple[str, int]]
 ) -> list[Mutation] | None:
-    """The validated mutations of ``entries[start:start + SLICE]`` not stored yet (the first
-    of each id); None at the first entry the checked push would refuse."""
+    """The validated mutations of the ``piece`` of ``entries`` not stored yet (the first of
+    each id); None at the first entry the checked push would refuse."""
     fresh = []
-    for index in range(start, min(start + SLICE, len(entries))):
+    for index in piece:
         try:
             mutation = parse_entry(entries[index], index)
         except CloudProblem:

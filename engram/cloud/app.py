@@ -9,6 +9,7 @@ allowlisted projects, and runs uvicorn.
 from __future__ import annotations
 
 import errno
+import gc
 import importlib
 import logging
 import socket
@@ -107,6 +108,20 @@ def _listen(settings: CloudSettings) -> socket.socket:
     return sock
 
 
+# The cyclic collector's thresholds while serving: a push's parsed entries (thousands of
+# dicts, alive for the request) made the default (700, 10, 10) collect young objects every
+# few hundred entries and the whole heap several times a 100k push; 11% of the server's CPU.
+GC_THRESHOLDS = (10_000, 10, 10)
+
+
+def _collect_garbage_for_pushes() -> None:
+    """Collect cycles less often, and never scan the objects the server holds from its start
+    (modules, the app, its templates): they are moved out of the collector's reach."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
 def serve(settings: CloudSettings, *, banner: Sequence[str] = ()) -> None:
     """Run ``engram cloud serve`` until interrupted; ``banner`` lines follow the address."""
     import uvicorn
@@ -133,6 +148,7 @@ def serve(settings: CloudSettings, *, banner: Sequence[str] = ()) -> None:
             log_level="warning",
             access_log=False,
         )
+        _collect_garbage_for_pushes()
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         sock.close()

@@ -14,7 +14,6 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from engram.cloud import json_body
 from engram.cloud.auth import Principal
 from engram.cloud.gate import admit, admit_and_run
 from engram.cloud.new_projects import project_name
@@ -22,6 +21,7 @@ from engram.cloud.problems import CloudProblem, invalid, too_large
 from engram.cloud.settings import CloudSettings
 from engram.cloud.store.db import CloudStore, Conn
 from engram.nul_guard import body_holds_nul
+from engram.sync import json_body
 
 T = TypeVar("T")
 

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlencode
 
+from engram.sync import json_body
 from engram.sync.cloud.config import Remote
 from engram.sync.cloud.connection import Answer, KeptConnection, Redirected, needs_urllib
 from engram.sync.mutation import Mutation
@@ -179,7 +180,7 @@ class CloudClient:
                 " bytes; refused unread",
             )
         try:
-            parsed = json.loads(answer.body or b"{}")
+            parsed = json_body.loads(answer.body or b"{}")
         except ValueError as exc:
             raise CloudSyncError(
                 "transport_failed", f"cannot reach {self.remote.server_url}: {exc}"

@@ -1,9 +1,10 @@
-"""A request body's JSON decoded by orjson, with exactly the values ``json.loads`` gives.
+"""JSON decoded by orjson, with exactly the values ``json.loads`` gives: a cloud push's request
+body on the server, a pull page on the client.
 
-orjson parses a push body (mostly strings) in about half the stdlib decoder's CPU, and agrees
+orjson parses such a body (mostly strings) in about half the stdlib decoder's CPU, and agrees
 with it on every value but one kind: an integer beyond 64 bits, which orjson turns into a float
 (``2**64`` -> ``1.8446744073709552e+19``) where ``json`` keeps it exact. A body that may hold
-one (a number of 19 digits or more) is decoded by ``json`` instead, and so is any body orjson
+one (a number of 19 digits or more) is decoded by ``json`` instead, and so is any text orjson
 refuses (NaN, a lone surrogate, a byte order mark, UTF-16...): ``json`` then accepts it or
 raises its own error, so what is accepted, and every value, is what ``json.loads`` says.
 """

@@ -1,5 +1,6 @@
-"""A push body decoded by orjson gives exactly the values json.loads gives: integers beyond
-64 bits stay exact, and what json refuses or accepts is refused or accepted the same."""
+"""JSON decoded by orjson (a push body, a pull page) gives exactly the values json.loads gives:
+integers beyond 64 bits stay exact, and what json refuses or accepts is refused or accepted the
+same."""
 
 from __future__ import annotations
 
@@ -7,9 +8,7 @@ import json
 
 import pytest
 
-from engram.cloud import json_body
-from tests.cloud.conftest import SYNC_TOKEN, CloudServer
-from tests.cloud.entries import observation
+from engram.sync import json_body
 
 SAME = [
     b'{"a": 18446744073709551616}',
@@ -42,19 +41,3 @@ def test_a_body_json_refuses_is_refused(raw: bytes) -> None:
         json.loads(raw)
     with pytest.raises(ValueError):
         json_body.loads(raw)
-
-
-def test_integers_beyond_64_bits_are_pushed_and_pulled_exactly(cloud: CloudServer) -> None:
-    client = cloud.client(SYNC_TOKEN)
-    extra = {"big": 2**70, "small": -(2**63) - 1, "edge": 2**64 - 1}
-    entry = observation("dev-a", 1, **extra)
-    raw = json.dumps({"project": "p", "entries": [entry]}).encode()
-    reply = client.post("/sync/mutations/push", content=raw)
-    assert reply.status_code == 200, reply.text
-    [pulled] = client.get("/sync/mutations/pull", params={"project": "p"}).json()["mutations"]
-    assert {name: pulled["payload"][name] for name in extra} == extra
-    too_big = observation("dev-a", 2, revision_count=2**64)
-    raw = json.dumps({"project": "p", "entries": [too_big]}).encode()
-    refused = client.post("/sync/mutations/push", content=raw)
-    assert refused.status_code == 400
-    assert "'revision_count' is beyond a 64-bit integer" in refused.json()["error"]

@@ -51,7 +51,7 @@ from urllib.parse import quote
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpus
-from processes import cpu_seconds, free_port
+from processes import free_port, tree_cpu_seconds
 from store_bench import CACHE, build, parse_size
 
 from engram.memory import search as search_op
@@ -195,11 +195,11 @@ def timed_pair(
     hits = search_op.search(store, query, project=None, limit=10)
     local_ms = (time.perf_counter() - started) * 1000
     local_cpu = time.process_time() - cpu
-    server_before = cpu_seconds(pid)
+    server_before = tree_cpu_seconds(pid)
     started = time.perf_counter()
     status, body = client.get(f"/search?q={quote(query)}&all_projects=true&limit=10")
     remote_ms = (time.perf_counter() - started) * 1000
-    server_cpu = cpu_seconds(pid) - server_before
+    server_cpu = tree_cpu_seconds(pid) - server_before
     if status != 200 or len(json.loads(body)) != len(hits):
         raise SystemExit(f"GET /search?q={query!r} answered {status}, not the in-process hits")
     if out is not None:

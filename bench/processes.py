@@ -21,6 +21,21 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def tree_cpu_seconds(pid: int) -> float:
+    """:func:`cpu_seconds` of ``pid`` and of its live children, theirs and so on (``engram
+    serve``'s writer process works for it)."""
+    total, todo = 0.0, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            total += cpu_seconds(current)
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo.extend(int(child) for child in (task / "children").read_text().split())
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # it ended meanwhile
+    return total
+
+
 def load_average() -> str:
     """The 1, 5 and 15 minute load averages, as a bench prints them beside its figures."""
     return " / ".join(f"{value:.2f}" for value in os.getloadavg())

@@ -50,7 +50,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from http_bench import p95, start_server
-from processes import cpu_seconds, load_average
+from processes import load_average, tree_cpu_seconds
 from store_bench import CACHE, build, measure_saves, parse_size
 
 from engram.store.db import Store
@@ -60,6 +60,15 @@ PROJECT = "bench-writers"
 # Writes per client before the timed ones: the server loads its embedding model on the first.
 WARM_UP = 2
 PASSED_ENV = ("ENGRAM_SEARCH",)
+# Where engram serve writes the saves: its writer process (the default), or its own threads
+# (ENGRAM_WRITER_PROCESS=0, group commit led by a request's thread). --ways picks; each way is
+# a server of its own on the same store, and its clients number from CLIENT_BLOCK * its index.
+WAYS = {"writer process": "1", "in the server": "0"}
+CLIENT_BLOCK = 1000
+_WHERE = {
+    "writer process": "by the server's writer process (the default)",
+    "in the server": "in the server's own threads (ENGRAM_WRITER_PROCESS=0)",
+}
 
 
 class PostClient:
@@ -155,9 +164,9 @@ def settle(pid: int, quiet_ms: float = 20.0, bound_s: float = 30.0) -> None:
     two 0.3 s intervals in a row in which it used less than ``quiet_ms`` of CPU."""
     deadline, quiet = time.monotonic() + bound_s, 0
     while quiet < 2 and time.monotonic() < deadline:
-        before = cpu_seconds(pid)
+        before = tree_cpu_seconds(pid)
         time.sleep(0.3)
-        quiet = quiet + 1 if (cpu_seconds(pid) - before) * 1000 < quiet_ms else 0
+        quiet = quiet + 1 if (tree_cpu_seconds(pid) - before) * 1000 < quiet_ms else 0
 
 
 def _writer(
@@ -193,23 +202,24 @@ def _writer(
 
 
 def http_writes(
-    port: int, pid: int, clients: int, steps: range, warm_up: int = 0
+    port: int, pid: int, clients: int, steps: range, warm_up: int = 0, first_client: int = 0
 ) -> tuple[Writes, float, float]:
-    """(the writes, wall seconds, server CPU seconds) of ``clients`` concurrent writers, each
-    sending the notes of ``steps`` (after ``warm_up`` untimed ones numbered just before)."""
+    """(the writes, wall seconds, server CPU seconds) of ``clients`` concurrent writers
+    (numbered from ``first_client``), each sending the notes of ``steps`` (after ``warm_up``
+    untimed ones numbered just before). The server's CPU includes its writer process's."""
     out = Writes()
     start = threading.Barrier(clients + 1)
     threads = [
-        threading.Thread(target=_writer, args=(port, i, steps, start, out, warm_up))
+        threading.Thread(target=_writer, args=(port, first_client + i, steps, start, out, warm_up))
         for i in range(clients)
     ]
     for thread in threads:
         thread.start()
     start.wait()
-    cpu, started = cpu_seconds(pid), time.perf_counter()
+    cpu, started = tree_cpu_seconds(pid), time.perf_counter()
     for thread in threads:
         thread.join()
-    return out, time.perf_counter() - started, cpu_seconds(pid) - cpu
+    return out, time.perf_counter() - started, tree_cpu_seconds(pid) - cpu
 
 
 def check(data_dir: Path, acknowledged: list[tuple[int, str]]) -> list[str]:
@@ -257,12 +267,14 @@ def baselines(data_dir: Path, saves: int) -> Baselines:
 
 @dataclass
 class Round:
-    """One HTTP phase: its writes, wall and server CPU seconds, and the load when it ended."""
+    """One HTTP phase: its writes, wall and server CPU seconds, the load when it ended, and
+    where the server wrote the saves (:data:`WAYS`)."""
 
     writes: Writes
     wall: float
     server_cpu: float
     load: float
+    way: str = "writer process"
 
     @property
     def rate(self) -> float:
@@ -286,7 +298,17 @@ def main() -> int:
         help="untimed POSTs per client before the first in-process run (default: --writes;"
         " 0: none, as before 2026-12-02)",
     )
+    parser.add_argument(
+        "--ways",
+        default="writer process,in the server",
+        help="where the server writes the saves, comma-separated (and compared):"
+        f" {', '.join(WAYS)}",
+    )
     args = parser.parse_args()
+    args.ways = [way.strip() for way in args.ways.split(",") if way.strip()]
+    unknown = [way for way in args.ways if way not in WAYS]
+    if unknown or not args.ways:
+        parser.error(f"--ways: one or more of {', '.join(WAYS)}")
     size, count = parse_size(args.size), max(1, args.rounds)
     if args.warm_writes is None:
         args.warm_writes = args.writes
@@ -301,31 +323,49 @@ def main() -> int:
         os.environ["ENGRAM_DATA_DIR"] = str(data_dir)  # the in-process saves' data dir too
         in_process_writer(data_dir, 20)  # warm-up: the model loads, the caches fill
         passed = {k: v for k, v in os.environ.items() if k in PASSED_ENV}
-        process, port = start_server(data_dir, home, passed)
+        servers = [
+            (way, *start_server(data_dir, home, {**passed, "ENGRAM_WRITER_PROCESS": WAYS[way]}))
+            for way in args.ways
+        ]
         runs: list[Baselines] = []
         rounds: list[Round] = []
-        warm = Writes()
+        warm: list[Writes] = []
         try:
-            settle(process.pid)
+            for _, process, _ in servers:
+                settle(process.pid)
             # Untimed HTTP writes first, so that every in-process run sees the clients' rows:
             # their titles share words with the in-process notes, and a save's conflict
             # lookup steps over them (without them the first run alone was up to 25% cheaper).
             if args.warm_writes:
-                warm = http_writes(
-                    port, process.pid, args.clients, range(args.warm_writes), WARM_UP
-                )[0]
+                for number, (_, process, port) in enumerate(servers):
+                    first_client = number * CLIENT_BLOCK
+                    warm.append(
+                        http_writes(
+                            port,
+                            process.pid,
+                            args.clients,
+                            range(args.warm_writes),
+                            WARM_UP,
+                            first_client,
+                        )[0]
+                    )
             runs.append(baselines(data_dir, args.saves))
             first = args.warm_writes
-            for index in range(count):  # the server idles while the in-process writer runs
+            for index in range(count):  # the servers idle while the in-process writer runs
                 steps = range(first + index * args.writes, first + (index + 1) * args.writes)
                 warm_up = WARM_UP if index == 0 and not args.warm_writes else 0
-                out, wall, cpu = http_writes(port, process.pid, args.clients, steps, warm_up)
-                rounds.append(Round(out, wall, cpu, os.getloadavg()[0]))
-                runs.append(baselines(data_dir, args.saves))
+                for number, (way, process, port) in enumerate(servers):
+                    out, wall, cpu = http_writes(
+                        port, process.pid, args.clients, steps, warm_up, number * CLIENT_BLOCK
+                    )
+                    rounds.append(Round(out, wall, cpu, os.getloadavg()[0], way))
+                    runs.append(baselines(data_dir, args.saves))
         finally:
-            process.terminate()
-            process.wait(timeout=30)
-        phases = [warm, *(r.writes for r in rounds)]
+            for _, process, _ in servers:
+                process.terminate()
+            for _, process, _ in servers:
+                process.wait(timeout=30)
+        phases = [*warm, *(r.writes for r in rounds)]
         acknowledged = [ack for writes in phases for ack in writes.acknowledged]
         errors = [error for writes in phases for error in writes.errors]
         problems = check(data_dir, acknowledged) + errors[:5]
@@ -360,37 +400,40 @@ def report(size: int, args: argparse.Namespace, runs: list[Baselines], rounds: l
         f" {_slashed([run.writer[0] for run in runs], ',.0f')} saves/s, CPU"
         f" {_slashed([run.writer[1] for run in runs], '.2f')} ms per save"
     )
-    ratios = []
+    ratios: dict[str, list[float]] = {way: [] for way in args.ways}
     for index, current in enumerate(rounds):
         writes = current.writes
         baseline = statistics.mean([runs[index].writer[0], runs[index + 1].writer[0]])
-        ratios.append(current.rate / baseline if baseline else 0.0)
+        ratio = current.rate / baseline if baseline else 0.0
+        ratios[current.way].append(ratio)
         latency = (
             f"; p50 {statistics.median(writes.latencies):.1f} ms, p95 {p95(writes.latencies):.1f} ms"
             if writes.latencies
             else ""
         )
         print(
-            f"round {index + 1}: {args.clients} HTTP clients: {writes.timed:,} writes in"
-            f" {current.wall:.1f} s = {current.rate:,.0f} writes/s, {ratios[-1]:.2f}x one"
+            f"round {index + 1} ({current.way}): {args.clients} HTTP clients: {writes.timed:,}"
+            f" writes in {current.wall:.1f} s = {current.rate:,.0f} writes/s, {ratio:.2f}x one"
             f" in-process writer ({baseline:,.0f}/s before and after){latency}; server CPU per"
             f" write {current.server_cpu / max(writes.timed, 1) * 1000:.2f} ms; load"
             f" {current.load:.2f}"
         )
-    latencies = [ms for r in rounds for ms in r.writes.latencies]
-    acked = sum(r.writes.timed for r in rounds)
-    server_cpu = sum(r.server_cpu for r in rounds)
-    print(
-        f"{args.clients} HTTP clients, median of {len(rounds)} rounds:"
-        f" {statistics.median(ratios):.2f}x one in-process writer ({_slashed(ratios, '.2f')};"
-        " target >= 1.5x)"
-    )
-    if latencies:
+    for way in args.ways:
+        mine = [r for r in rounds if r.way == way]
+        latencies = [ms for r in mine for ms in r.writes.latencies]
+        acked = sum(r.writes.timed for r in mine)
+        server_cpu = sum(r.server_cpu for r in mine)
         print(
-            f"client latency p50 {statistics.median(latencies):.1f} ms,"
-            f" p95 {p95(latencies):.1f} ms over all rounds; server CPU per write"
-            f" {server_cpu / max(acked, 1) * 1000:.2f} ms"
+            f"{args.clients} HTTP clients, saves written {_WHERE[way]}, median of"
+            f" {len(mine)} rounds: {statistics.median(ratios[way]):.2f}x one in-process writer"
+            f" ({_slashed(ratios[way], '.2f')}; target >= 1.5x)"
         )
+        if latencies:
+            print(
+                f"  client latency p50 {statistics.median(latencies):.1f} ms,"
+                f" p95 {p95(latencies):.1f} ms; server CPU per write (its writer's included)"
+                f" {server_cpu / max(acked, 1) * 1000:.2f} ms"
+            )
     errors = sum(len(r.writes.errors) for r in rounds)
     print(f"errors: {errors}; load average at the end: {load_average()}")
 

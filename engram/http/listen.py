@@ -248,6 +248,14 @@ def run(
         token_everywhere=wide,
         after_start=start_autosync,
     )
+    from engram.http import writer_process
+
+    # Saves are written by a process of its own: the server's Python works at the same time.
+    database = str(store.path)
+    writer = (
+        writer_process.WriterProcess.start(database) if writer_process.wanted(database) else None
+    )
+    app.state.writer = writer
     config = uvicorn.Config(
         app,
         http=guarded_protocol(limits_from_env()),  # read deadlines + a connection cap
@@ -267,6 +275,8 @@ def run(
     except SystemExit:
         pass
     finally:
+        if writer is not None:
+            writer.close()
         reader.close()
         for manager in autosync:
             if manager is not None:

@@ -171,6 +171,29 @@ def save_observation(
         tool_name=tool_name,
         limit_bytes=limit_bytes,
     )
+    return save_draft(
+        store,
+        draft,
+        project=project,
+        session_id=session_id,
+        now=now,
+        surface_conflicts=surface_conflicts,
+        workspace=workspace,
+    )
+
+
+def save_draft(
+    store: Store,
+    draft: Draft,
+    *,
+    project: str,
+    session_id: str | None,
+    now: datetime | None = None,
+    surface_conflicts: bool = True,
+    workspace: str | None = None,
+) -> SaveResult:
+    """Write a :class:`Draft` in a transaction of its own (or a shared one: group commit);
+    :func:`save_observation` after its checks."""
     return store.transact(
         lambda conn: write_draft(
             conn,

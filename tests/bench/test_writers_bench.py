@@ -26,8 +26,12 @@ def test_a_tiny_run_twice_reports_every_figure(sandbox: Sandbox, tmp_path: Path)
         out = result.stdout
         assert "FAILED" not in out
         assert "save costs" in out and "the raw insert" in out
-        assert "4 HTTP clients: 20 writes in" in out and "one in-process writer" in out
-        assert "client latency p50" in out and "server CPU per write" in out
+        assert "(writer process): 4 HTTP clients: 20 writes in" in out
+        assert "(in the server): 4 HTTP clients: 20 writes in" in out
+        assert "one in-process writer" in out
+        assert "saves written by the server's writer process (the default), median of" in out
+        assert "saves written in the server's own threads (ENGRAM_WRITER_PROCESS=0)" in out
+        assert "client latency p50" in out and "server CPU per write (its writer's included)" in out
         assert "load average at the start" in out and "load average at the end" in out
         assert "errors: 0" in out
         assert "(after 4 x 5 untimed writes)" in out

@@ -30,18 +30,22 @@ def save_project(call: Call, session_id: str | None) -> str:
 def add(call: Call) -> Any:
     """POST /observations — save one observation: 201 with the save result."""
     session_id = call.text("session_id")
-    result = save.save_observation(
-        call.store,
+    project = save_project(call, session_id)
+    draft = save.draft_observation(
         title=call.text("title"),
         content=call.text("content"),
-        project=save_project(call, session_id),
         type=call.text("type"),
         scope=call.text("scope"),
         topic_key=call.text("topic_key"),
-        session_id=session_id,
         tool_name=call.text("tool_name"),
     )
-    return reply({**result.to_dict(), "status": "saved"}, 201)
+    writer = getattr(call.request.app.state, "writer", None)  # engram serve's writer process
+    written = writer.save(draft, project=project, session_id=session_id) if writer else None
+    if written is None:
+        written = save.save_draft(
+            call.store, draft, project=project, session_id=session_id
+        ).to_dict()
+    return reply({**written, "status": "saved"}, 201)
 
 
 @endpoint(inline=True)

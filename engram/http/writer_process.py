@@ -1,0 +1,324 @@
+"""``engram serve``'s saves, written by a process of its own in shared transactions.
+
+One Python process runs one thread of Python at a time. With every save written by the
+server's own threads, sixteen clients saving at once kept about one core busy (the HTTP work,
+each save's Python, the threads handing the interpreter to each other) and reached 0.8-1.0x
+the rate of one writer saving in a loop (docs/performance.md, "Concurrent writers"). So the
+server checks and drafts each ``POST /observations`` itself — a bad request still fails on the
+spot — and hands the draft to a writer process it started, which writes it:
+
+- the writer takes every draft waiting at that moment (at most
+  :data:`~engram.store.group_commit.MAX_BATCH`) and runs them in one transaction, each under
+  its own savepoint (:func:`engram.store.group_commit.run_batch`: a save that fails is rolled
+  back alone; a failed commit runs each save again alone), then answers each save once the
+  transaction holding it is committed (WAL: what was answered survives a crash);
+- each answer is what the same save gives in the server's own process
+  (:func:`engram.memory.save.write_draft`); an :class:`~engram.errors.EngramError` comes back
+  with its code, message, remedy and details, anything else as an internal error (the
+  writer's stderr is the server's: the traceback is there);
+- the writer inherits the server's environment and working directory, so it opens the same
+  store with the same settings; it runs its WAL checkpoints on a thread of its own;
+- until the writer has opened the store, after it is gone, and with
+  ``ENGRAM_WRITER_PROCESS=0``, saves are written in the server's own process, as before: no
+  save is refused because of the writer. A save the writer took and never answered (it was
+  killed) is written again in the server's process; if the writer had committed it, that
+  save is deduplicated, so it is stored once either way;
+- it exits when the server closes its end of the pipe (after answering what it was handed),
+  and when the server dies; an interrupt on the terminal is the server's to handle.
+
+The pipe is a socket pair made for the child and held by nobody else; the two ends exchange
+length-prefixed pickles (the server only reads answers from the child it started).
+"""
+
+from __future__ import annotations
+
+import _thread
+import contextlib
+import os
+import pickle
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+from typing import TYPE_CHECKING, Any
+
+from engram.errors import EngramError
+
+if TYPE_CHECKING:
+    from engram.memory.save import Draft, SaveResult
+    from engram.store.group_commit import PendingWrite
+
+ENV = "ENGRAM_WRITER_PROCESS"
+_HEADER = struct.Struct("!I")
+_READ = 1 << 20
+# A message larger than this ends the pipe (a draft is bounded by the content limit).
+MAX_MESSAGE = 256 * 1024 * 1024
+
+
+def wanted(database: str, env: dict[str, str] | os._Environ[str] = os.environ) -> bool:
+    """Whether ``engram serve`` should write the saves to ``database`` in a writer process:
+    ``ENGRAM_WRITER_PROCESS`` unset or anything but ``0`` / ``false`` / ``no`` / ``off``, on a
+    POSIX system (the pipe is handed over as a file descriptor), for a database file (not a
+    store in memory)."""
+    if env.get(ENV, "").strip().lower() in ("0", "false", "no", "off"):
+        return False
+    return os.name == "posix" and os.path.isfile(database)
+
+
+def _send(sock: socket.socket, payload: object) -> None:
+    data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+    sock.sendall(_HEADER.pack(len(data)) + data)
+
+
+class _Messages:
+    """Length-prefixed pickles read from a socket."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+        self._buffer = bytearray()
+
+    def _whole(self) -> bool:
+        if len(self._buffer) < _HEADER.size:
+            return False
+        size = int(_HEADER.unpack_from(self._buffer)[0])
+        if size > MAX_MESSAGE:
+            raise EOFError(f"a message of {size} bytes")
+        return len(self._buffer) >= _HEADER.size + size
+
+    def _take(self) -> Any:
+        (size,) = _HEADER.unpack_from(self._buffer)
+        data = bytes(self._buffer[_HEADER.size : _HEADER.size + size])
+        del self._buffer[: _HEADER.size + size]
+        return pickle.loads(data)
+
+    def next(self) -> Any:
+        """The next message, waiting for it. Raises EOFError when the other end is gone."""
+        while not self._whole():
+            chunk = self._sock.recv(_READ)
+            if not chunk:
+                raise EOFError("the other end closed the pipe")
+            self._buffer += chunk
+        return self._take()
+
+    def waiting(self) -> Any | None:
+        """The next message if it has arrived already, else None."""
+        if not self._whole():
+            try:
+                chunk = self._sock.recv(_READ, socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                return None
+            if not chunk:
+                return None  # the end: next() says so
+            self._buffer += chunk
+            if not self._whole():
+                return None
+        return self._take()
+
+
+class _Waiting:
+    __slots__ = ("answer", "wake")
+
+    def __init__(self) -> None:
+        self.wake = _thread.allocate_lock()
+        self.wake.acquire()
+        self.answer: tuple[Any, ...] | None = None
+
+
+class WriterProcess:
+    """The server's end: :meth:`save` hands a draft over and waits for its committed result."""
+
+    def __init__(self, process: subprocess.Popen[bytes], sock: socket.socket) -> None:
+        self._process = process
+        self._sock = sock
+        self._send_lock = _thread.allocate_lock()
+        self._mutex = _thread.allocate_lock()
+        self._waiting: dict[int, _Waiting] = {}
+        self._last_id = 0
+        self._ready = False
+        self._gone = False
+        self._answers = threading.Thread(
+            target=self._read_answers, name="engram-writer-answers", daemon=True
+        )
+        self._answers.start()
+
+    @classmethod
+    def start(cls, database: str) -> WriterProcess:
+        """Start a writer process on the ``database`` file (it opens it in the background;
+        saves are written in this process until it is ready)."""
+        ours, theirs = socket.socketpair()
+        try:
+            process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "engram.http.writer_process",
+                    str(theirs.fileno()),
+                    database,
+                ],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+            )
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        return cls(process, ours)
+
+    @property
+    def ready(self) -> bool:
+        """Whether saves go to the writer now."""
+        return self._ready and not self._gone
+
+    def save(self, draft: Draft, *, project: str, session_id: str | None) -> dict[str, Any] | None:
+        """The committed save's :meth:`SaveResult.to_dict() <engram.memory.save.SaveResult.to_dict>`;
+        None when the writer did not write it (not ready, or gone): the caller saves it itself.
+
+        Raises:
+            EngramError: what the save raised.
+        """
+        if not self.ready:
+            return None
+        waiting = _Waiting()
+        with self._mutex:
+            self._last_id += 1
+            request = self._last_id
+            self._waiting[request] = waiting
+        try:
+            with self._send_lock:
+                _send(self._sock, (request, draft, project, session_id))
+        except OSError:
+            self._gone = True
+            with self._mutex:
+                self._waiting.pop(request, None)
+            return None
+        waiting.wake.acquire()
+        answer = waiting.answer
+        if answer is None:  # the writer went away with it
+            return None
+        if answer[0] == "saved":
+            result: dict[str, Any] = answer[1]
+            return result
+        if answer[0] == "refused":
+            _, code, message, remedy, details = answer
+            raise EngramError(code, message, remedy, **details)
+        raise RuntimeError(f"the writer process failed on this save: {answer[1]}")
+
+    def _read_answers(self) -> None:
+        messages = _Messages(self._sock)
+        try:
+            while True:
+                message = messages.next()
+                if message == "ready":
+                    self._ready = True
+                    continue
+                for request, *answer in message:
+                    with self._mutex:
+                        waiting = self._waiting.pop(request, None)
+                    if waiting is not None:
+                        waiting.answer = tuple(answer)
+                        waiting.wake.release()
+        except (EOFError, OSError, pickle.UnpicklingError):
+            pass
+        self._gone = True
+        if self._ready:
+            print(
+                "engram serve: the writer process stopped; saves are written by the server",
+                file=sys.stderr,
+            )
+        with self._mutex:
+            orphans, self._waiting = list(self._waiting.values()), {}
+        for waiting in orphans:
+            waiting.wake.release()
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Stop the writer: it answers what it was handed, then exits (killed after
+        ``timeout`` seconds)."""
+        self._gone = True
+        with contextlib.suppress(OSError):
+            self._sock.shutdown(socket.SHUT_WR)
+        try:
+            self._process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+        self._answers.join(timeout=timeout)
+        self._sock.close()
+
+
+def _answer(item: PendingWrite[Any]) -> tuple[Any, ...]:
+    error = item.error
+    if error is None:
+        saved: SaveResult = item.outcome()
+        return ("saved", saved.to_dict())
+    if isinstance(error, EngramError):
+        return ("refused", error.code, error.message, error.remedy, error.details)
+    return ("failed", f"{type(error).__name__}: {error}")
+
+
+def serve(sock: socket.socket, database: str) -> None:
+    """The writer's loop: the drafts waiting, written in one transaction; their answers."""
+    from functools import partial
+
+    from engram.memory.save import write_draft
+    from engram.store.db import Store
+    from engram.store.group_commit import MAX_BATCH, PendingWrite, run_batch
+
+    store = Store(database)
+    try:
+        store.group_commits()  # WAL checkpoints on a thread of their own, not in a commit
+        messages = _Messages(sock)
+        _send(sock, "ready")
+        while True:
+            try:
+                batch = [messages.next()]
+            except EOFError:
+                return
+            while len(batch) < MAX_BATCH and (more := messages.waiting()) is not None:
+                batch.append(more)
+            items: list[PendingWrite[Any]] = [
+                PendingWrite(
+                    partial(
+                        write_draft,
+                        draft=draft,
+                        project=project,
+                        session_id=session_id,
+                        surface_conflicts=True,
+                    )
+                )
+                for _, draft, project, session_id in batch
+            ]
+            run_batch(store, items)
+            _send(
+                sock,
+                [
+                    (request, *_answer(item))
+                    for (request, *_), item in zip(batch, items, strict=True)
+                ],
+            )
+    finally:
+        store.close()
+
+
+def main(argv: list[str]) -> int:
+    """``python -m engram.http.writer_process FD DATABASE`` (``engram serve`` starts it)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's: it closes the pipe
+    sock = socket.socket(fileno=int(argv[0]))
+    try:
+        serve(sock, argv[1])
+    except (BrokenPipeError, ConnectionResetError, EOFError):
+        pass  # the server is gone: nobody is waiting for an answer
+    except EngramError as exc:
+        print(
+            f"engram serve: the writer process cannot open the store: {exc.one_line()}",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

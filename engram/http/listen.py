@@ -234,11 +234,24 @@ def run(
     reader = Store(store.path)
     store.group_commits()  # concurrent clients' saves share transactions
     autosync: list[Any] = []
+    writers: list[Any] = []
 
-    def start_autosync() -> None:
-        # After start-up: a hook waits 0.5 s for /health, autosync can wait for it.
+    def after_start() -> None:
+        # After start-up: a hook waits 0.5 s for /health; the writer and autosync can wait.
+        from engram.http import writer_process
         from engram.sync.cloud.status_provider import attach
 
+        database = str(store.path)
+        if writer_process.wanted(database):
+            # Saves are written by a process of its own: the server's Python works meanwhile.
+            try:
+                writers.append(writer_process.WriterProcess.start(database))
+                app.state.writer = writers[0]
+            except OSError as exc:  # no process to spare: the server writes the saves
+                print(
+                    f"engram serve: no writer process ({exc}); saves are written by the server",
+                    file=sys.stderr,
+                )
         autosync.append(attach(store.path.parent))  # its /sync/status provider wraps git's
 
     app = build_app(
@@ -246,16 +259,8 @@ def run(
         reader=reader,
         extra_hosts=extra_hosts,
         token_everywhere=wide,
-        after_start=start_autosync,
+        after_start=after_start,
     )
-    from engram.http import writer_process
-
-    # Saves are written by a process of its own: the server's Python works at the same time.
-    database = str(store.path)
-    writer = (
-        writer_process.WriterProcess.start(database) if writer_process.wanted(database) else None
-    )
-    app.state.writer = writer
     config = uvicorn.Config(
         app,
         http=guarded_protocol(limits_from_env()),  # read deadlines + a connection cap
@@ -275,7 +280,7 @@ def run(
     except SystemExit:
         pass
     finally:
-        if writer is not None:
+        for writer in writers:
             writer.close()
         reader.close()
         for manager in autosync:

@@ -18,7 +18,12 @@ from tests.serve.conftest import Server, new_session, start_server
 def _writer_pids(server: Server) -> list[int]:
     """The server's children running ``engram.http.writer_process``."""
     pid = server.process.pid
-    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    children = []  # each thread's children: the writer is started by a worker thread
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            children.extend((task / "children").read_text().split())
+        except FileNotFoundError:
+            continue
     found = []
     for child in children:
         try:

@@ -247,6 +247,7 @@ def run(
             try:
                 writers.append(writer_process.WriterProcess.start(database))
                 app.state.writer = writers[0]
+                store.take_turns(writers[0].turn)  # the server's own writes: the writer waits
             except OSError as exc:  # no process to spare: the server writes the saves
                 print(
                     f"engram serve: no writer process ({exc}); saves are written by the server",

@@ -47,12 +47,16 @@ from typing import TYPE_CHECKING, Any
 from engram.errors import EngramError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from engram.memory.save import Draft, SaveResult
     from engram.store.group_commit import PendingWrite
 
 ENV = "ENGRAM_WRITER_PROCESS"
 _HEADER = struct.Struct("!I")
 _READ = 1 << 20
+# How long the server's own write waits for the writer to stop (then SQLite's busy wait).
+TURN_WAIT_S = 10.0
 # A message larger than this ends the pipe (a draft is bounded by the content limit).
 MAX_MESSAGE = 256 * 1024 * 1024
 
@@ -78,6 +82,7 @@ class _Messages:
     def __init__(self, sock: socket.socket) -> None:
         self._sock = sock
         self._buffer = bytearray()
+        self.early: list[Any] = []  # read while holding still, to take first afterwards
 
     def _whole(self) -> bool:
         if len(self._buffer) < _HEADER.size:
@@ -95,6 +100,8 @@ class _Messages:
 
     def next(self) -> Any:
         """The next message, waiting for it. Raises EOFError when the other end is gone."""
+        if self.early:
+            return self.early.pop(0)
         while not self._whole():
             chunk = self._sock.recv(_READ)
             if not chunk:
@@ -104,6 +111,8 @@ class _Messages:
 
     def waiting(self) -> Any | None:
         """The next message if it has arrived already, else None."""
+        if self.early:
+            return self.early.pop(0)
         if not self._whole():
             try:
                 chunk = self._sock.recv(_READ, socket.MSG_DONTWAIT)
@@ -138,6 +147,7 @@ class WriterProcess:
         self._last_id = 0
         self._ready = False
         self._gone = False
+        self._holding: list[_Waiting] = []  # turns asked for, oldest first
         self._answers = threading.Thread(
             target=self._read_answers, name="engram-writer-answers", daemon=True
         )
@@ -207,6 +217,36 @@ class WriterProcess:
             raise EngramError(code, message, remedy, **details)
         raise RuntimeError(f"the writer process failed on this save: {answer[1]}")
 
+    @contextlib.contextmanager
+    def turn(self) -> Iterator[None]:
+        """Keep the writer still (its running transaction committed first) for one of the
+        server's own write transactions (:meth:`engram.store.db.Store.take_turns`). Without
+        it, a session start during a stream of saves waited on SQLite's busy timer for up to
+        1.7 s (16 clients saving). A writer that does not stop within :data:`TURN_WAIT_S` is
+        left to SQLite's busy wait, as any other process would be."""
+        if not self.ready:
+            yield
+            return
+        held = _Waiting()
+        with self._mutex:
+            self._holding.append(held)
+        try:
+            with self._send_lock:
+                _send(self._sock, "hold")
+        except OSError:
+            self._gone = True
+            with self._mutex:
+                if held in self._holding:
+                    self._holding.remove(held)
+            yield
+            return
+        held.wake.acquire(timeout=TURN_WAIT_S)
+        try:
+            yield
+        finally:
+            with contextlib.suppress(OSError), self._send_lock:
+                _send(self._sock, "release")
+
     def _read_answers(self) -> None:
         messages = _Messages(self._sock)
         try:
@@ -214,6 +254,12 @@ class WriterProcess:
                 message = messages.next()
                 if message == "ready":
                     self._ready = True
+                    continue
+                if message == "held":
+                    with self._mutex:
+                        turn = self._holding.pop(0) if self._holding else None
+                    if turn is not None:
+                        turn.wake.release()
                     continue
                 for request, *answer in message:
                     with self._mutex:
@@ -231,6 +277,8 @@ class WriterProcess:
             )
         with self._mutex:
             orphans, self._waiting = list(self._waiting.values()), {}
+            orphans += self._holding
+            self._holding = []
         for waiting in orphans:
             waiting.wake.release()
 
@@ -274,10 +322,17 @@ def serve(sock: socket.socket, database: str) -> None:
         _send(sock, "ready")
         while True:
             try:
-                batch = [messages.next()]
+                first = messages.next()
             except EOFError:
                 return
+            if first == "hold":
+                _hold_still(sock, messages)
+                continue
+            batch, hold = [first], False
             while len(batch) < MAX_BATCH and (more := messages.waiting()) is not None:
+                if more == "hold":
+                    hold = True
+                    break
                 batch.append(more)
             items: list[PendingWrite[Any]] = [
                 PendingWrite(
@@ -299,8 +354,20 @@ def serve(sock: socket.socket, database: str) -> None:
                     for (request, *_), item in zip(batch, items, strict=True)
                 ],
             )
+            if hold:
+                _hold_still(sock, messages)
     finally:
         store.close()
+
+
+def _hold_still(sock: socket.socket, messages: _Messages) -> None:
+    """The server writes: say so, and write nothing until it is done (saves that arrive
+    meanwhile wait in ``messages.early``)."""
+    _send(sock, "held")
+    early = []
+    while (message := messages.next()) != "release":
+        early.append(message)
+    messages.early[:0] = early
 
 
 def main(argv: list[str]) -> int:

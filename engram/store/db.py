@@ -32,6 +32,7 @@ from engram.store.semantic import attach, detach
 TYPE_CHECKING = False  # typing costs the hook path more than its work
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
+    from contextlib import AbstractContextManager
     from pathlib import Path
     from typing import TypeVar
 
@@ -108,6 +109,7 @@ class Store:
         self._semantic = attach(self._conn, env, enabled=semantic)
         self._batcher: GroupCommit | None = None
         self._checkpoints: BackgroundCheckpoints | None = None
+        self._turn: Callable[[], AbstractContextManager[object]] | None = None
 
     @classmethod
     def open(
@@ -226,7 +228,8 @@ class Store:
             with self._lock, savepoint(conn):
                 yield conn
             return
-        with self._lock:
+        turn = self._turn
+        with self._lock, turn() if turn is not None else contextlib.nullcontext():
             # Outside the transaction: the TEMP queue it creates must outlive a rollback.
             self._semantic.prepare_write()
             self._run(lambda: conn.execute("BEGIN IMMEDIATE"))
@@ -243,6 +246,14 @@ class Store:
             if self._checkpoints is not None:
                 self._checkpoints.committed()
         self._semantic.after_commit(self.write)
+
+    def take_turns(self, turn: Callable[[], AbstractContextManager[object]] | None) -> None:
+        """Hold ``turn()`` around each write transaction of this store (None: stop).
+
+        For a process that shares the database with a busy writer it can ask to wait (``engram
+        serve`` and its writer process): SQLite's busy wait retries on a timer, and a writer
+        committing back to back can keep it waiting for seconds."""
+        self._turn = turn
 
     def transact(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """``work(conn)`` in a write transaction, committed before this returns.

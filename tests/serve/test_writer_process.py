@@ -228,3 +228,60 @@ def test_the_writer_process_ends_with_the_server(tmp_path: Path) -> None:
     killed.process.kill()  # no clean-up at all: the pipe's end closes with the process
     killed.stop()
     _wait_for(lambda: not _alive(orphan), timeout=15)
+
+
+def test_the_servers_own_writes_take_turns_with_the_writer(tmp_path: Path) -> None:
+    # Session starts (written by the server itself) while 8 clients keep the writer busy:
+    # every one of both kinds answers, none waits out SQLite's busy timeout.
+    server = start_server(Sandbox(tmp_path))
+    client = server.client
+    try:
+        _wait_for(lambda: _writer_pids(server))
+        assert new_session(client, "atlas", "atlas-s").status == 201
+        stop = threading.Event()
+        failures: list[object] = []
+        saved = [0]
+
+        def saver(index: int) -> None:
+            n = 0
+            while not stop.is_set():
+                reply = client.post(
+                    "/observations",
+                    {
+                        "session_id": "atlas-s",
+                        "project": "atlas",
+                        "title": f"client {index} note {n}",
+                        "content": f"client {index} learned {n}",
+                    },
+                )
+                n += 1
+                if reply.status != 201:
+                    failures.append(reply.json)
+                else:
+                    saved[0] += 1
+
+        threads = [threading.Thread(target=saver, args=(i,)) for i in range(8)]
+        for thread in threads:
+            thread.start()
+        try:
+            for n in range(30):
+                reply = new_session(client, "atlas", f"started-{n}")
+                if reply.status != 201:
+                    failures.append(reply.json)
+        finally:
+            stop.set()
+            for thread in threads:
+                thread.join()
+        assert failures == []
+        assert saved[0] > 0
+        with Store.open(server.sandbox.data_dir) as store:
+            started = store.connection.execute(
+                "SELECT count(*) FROM sessions WHERE id LIKE 'started-%'"
+            ).fetchone()[0]
+            saves = store.connection.execute(
+                "SELECT count(*) FROM observations WHERE project = 'atlas'"
+            ).fetchone()[0]
+        assert started == 30
+        assert saves == saved[0]
+    finally:
+        server.stop()

@@ -7,10 +7,10 @@ the rate of one writer saving in a loop (docs/performance.md, "Concurrent writer
 server checks and drafts each ``POST /observations`` itself — a bad request still fails on the
 spot — and hands the draft to a writer process it started, which writes it:
 
-- the writer takes every draft waiting at that moment (at most
-  :data:`~engram.store.group_commit.MAX_BATCH`) and runs them in one transaction, each under
-  its own savepoint (:func:`engram.store.group_commit.run_batch`: a save that fails is rolled
-  back alone; a failed commit runs each save again alone), then answers each save once the
+- the writer takes every draft waiting at that moment and runs them in one transaction (at
+  most :data:`~engram.store.group_commit.MAX_BATCH` a transaction), each under its own
+  savepoint (:meth:`engram.store.db.Store.write_together`, group commit's batch: a save that
+  fails is rolled back alone; a failed commit runs each save again alone), then answers each save once the
   transaction holding it is committed (WAL: what was answered survives a crash);
 - each answer is what the same save gives in the server's own process
   (:func:`engram.memory.save.write_draft`); an :class:`~engram.errors.EngramError` comes back
@@ -50,7 +50,6 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from engram.memory.save import Draft, SaveResult
-    from engram.store.group_commit import PendingWrite
 
 ENV = "ENGRAM_WRITER_PROCESS"
 _HEADER = struct.Struct("!I")
@@ -297,11 +296,9 @@ class WriterProcess:
         self._sock.close()
 
 
-def _answer(item: PendingWrite[Any]) -> tuple[Any, ...]:
-    error = item.error
-    if error is None:
-        saved: SaveResult = item.outcome()
-        return ("saved", saved.to_dict())
+def _answer(result: SaveResult | None, error: BaseException | None) -> tuple[Any, ...]:
+    if error is None and result is not None:
+        return ("saved", result.to_dict())
     if isinstance(error, EngramError):
         return ("refused", error.code, error.message, error.remedy, error.details)
     return ("failed", f"{type(error).__name__}: {error}")
@@ -313,7 +310,6 @@ def serve(sock: socket.socket, database: str) -> None:
 
     from engram.memory.save import write_draft
     from engram.store.db import Store
-    from engram.store.group_commit import MAX_BATCH, PendingWrite, run_batch
 
     store = Store(database)
     try:
@@ -329,13 +325,13 @@ def serve(sock: socket.socket, database: str) -> None:
                 _hold_still(sock, messages)
                 continue
             batch, hold = [first], False
-            while len(batch) < MAX_BATCH and (more := messages.waiting()) is not None:
+            while (more := messages.waiting()) is not None:  # at most one per request thread
                 if more == "hold":
                     hold = True
                     break
                 batch.append(more)
-            items: list[PendingWrite[Any]] = [
-                PendingWrite(
+            outcomes = store.write_together(
+                [
                     partial(
                         write_draft,
                         draft=draft,
@@ -343,15 +339,14 @@ def serve(sock: socket.socket, database: str) -> None:
                         session_id=session_id,
                         surface_conflicts=True,
                     )
-                )
-                for _, draft, project, session_id in batch
-            ]
-            run_batch(store, items)
+                    for _, draft, project, session_id in batch
+                ]
+            )
             _send(
                 sock,
                 [
-                    (request, *_answer(item))
-                    for (request, *_), item in zip(batch, items, strict=True)
+                    (request, *_answer(result, error))
+                    for (request, *_), (result, error) in zip(batch, outcomes, strict=True)
                 ],
             )
             if hold:

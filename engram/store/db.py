@@ -31,7 +31,7 @@ from engram.store.semantic import attach, detach
 
 TYPE_CHECKING = False  # typing costs the hook path more than its work
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Mapping
+    from collections.abc import Callable, Iterator, Mapping, Sequence
     from contextlib import AbstractContextManager
     from pathlib import Path
     from typing import TypeVar
@@ -268,6 +268,25 @@ class Store:
             with self.write() as conn:
                 return work(conn)
         return batcher.run(work)
+
+    def write_together(
+        self, works: Sequence[Callable[[sqlite3.Connection], T]]
+    ) -> list[tuple[T | None, BaseException | None]]:
+        """Run ``works`` in shared transactions (at most
+        :data:`~engram.store.group_commit.MAX_BATCH` each), each under a savepoint of its
+        own, as group commit runs a batch: what one raises undoes only its own writes.
+
+        Returns:
+            Each work's ``(result, None)`` once committed, or ``(None, error)``.
+        """
+        from engram.store.group_commit import MAX_BATCH, PendingWrite, run_batch
+
+        outcomes: list[tuple[T | None, BaseException | None]] = []
+        for start in range(0, len(works), MAX_BATCH):
+            batch = [PendingWrite(work) for work in works[start : start + MAX_BATCH]]
+            run_batch(self, batch)
+            outcomes.extend((item.result, item.error) for item in batch)
+        return outcomes
 
     def group_commits(self, on: bool = True) -> None:
         """Let concurrent :meth:`transact` calls share transactions (``engram serve``: many

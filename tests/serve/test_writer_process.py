@@ -12,7 +12,7 @@ from pathlib import Path
 
 from engram.store.db import Store
 from engram.testing import Sandbox
-from tests.serve.conftest import Server, new_session, start_server
+from tests.serve.conftest import Client, Reply, Server, new_session, start_server
 
 
 def _writer_pids(server: Server) -> list[int]:
@@ -33,6 +33,19 @@ def _writer_pids(server: Server) -> list[int]:
         if b"engram.http.writer_process" in command:
             found.append(int(child))
     return found
+
+
+def _note(client: Client, index: int, n: int) -> Reply:
+    """Client ``index``'s save number ``n`` in atlas (session atlas-s)."""
+    return client.post(
+        "/observations",
+        {
+            "session_id": "atlas-s",
+            "project": "atlas",
+            "title": f"client {index} note {n}",
+            "content": f"client {index} learned {n}",
+        },
+    )
 
 
 def _wait_for(predicate: object, timeout: float = 30.0) -> None:
@@ -175,15 +188,7 @@ def test_saves_go_on_when_the_writer_process_is_killed(tmp_path: Path) -> None:
 
         def writer(index: int) -> None:
             for n in range(25):
-                reply = client.post(
-                    "/observations",
-                    {
-                        "session_id": "atlas-s",
-                        "project": "atlas",
-                        "title": f"client {index} note {n}",
-                        "content": f"client {index} learned {n}",
-                    },
-                )
+                reply = _note(client, index, n)
                 with lock:
                     if reply.status == 201:
                         acknowledged.append(int(reply.json["id"]))
@@ -245,15 +250,7 @@ def test_the_servers_own_writes_take_turns_with_the_writer(tmp_path: Path) -> No
         def saver(index: int) -> None:
             n = 0
             while not stop.is_set():
-                reply = client.post(
-                    "/observations",
-                    {
-                        "session_id": "atlas-s",
-                        "project": "atlas",
-                        "title": f"client {index} note {n}",
-                        "content": f"client {index} learned {n}",
-                    },
-                )
+                reply = _note(client, index, n)
                 n += 1
                 if reply.status != 201:
                     failures.append(reply.json)

@@ -55,7 +55,10 @@ ENV = "ENGRAM_WRITER_PROCESS"
 _HEADER = struct.Struct("!I")
 _READ = 1 << 20
 # How long the server's own write waits for the writer to stop (then SQLite's busy wait).
-TURN_WAIT_S = 10.0
+# Long: a writer loading its embedding model on a loaded machine took over ten seconds for its
+# first transaction, and a write that stops waiting competes with a writer committing back to
+# back on SQLite's busy timer (a session start got store.busy that way, once in a full test run).
+TURN_WAIT_S = 300.0
 # A message larger than this ends the pipe (a draft is bounded by the content limit).
 MAX_MESSAGE = 256 * 1024 * 1024
 
@@ -221,8 +224,9 @@ class WriterProcess:
         """Keep the writer still (its running transaction committed first) for one of the
         server's own write transactions (:meth:`engram.store.db.Store.take_turns`). Without
         it, a session start during a stream of saves waited on SQLite's busy timer for up to
-        1.7 s (16 clients saving). A writer that does not stop within :data:`TURN_WAIT_S` is
-        left to SQLite's busy wait, as any other process would be."""
+        1.7 s (16 clients saving). The writer stops after the transaction it is running, or is
+        gone (then this returns at once); one that does neither within :data:`TURN_WAIT_S` is
+        left to SQLite's busy wait."""
         if not self.ready:
             yield
             return

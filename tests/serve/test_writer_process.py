@@ -253,7 +253,7 @@ def test_the_servers_own_writes_take_turns_with_the_writer(tmp_path: Path) -> No
                 reply = _note(client, index, n)
                 n += 1
                 if reply.status != 201:
-                    failures.append(reply.json)
+                    failures.append(("save", reply.json))
                 else:
                     saved[0] += 1
 

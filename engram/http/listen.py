@@ -245,7 +245,7 @@ def run(
         if writer_process.wanted(database):
             # Saves are written by a process of its own: the server's Python works meanwhile.
             try:
-                writers.append(writer_process.WriterProcess.start(database))
+                writers.append(writer_process.WriterProcess.start(database, store.vectors_for))
                 app.state.writer = writers[0]
                 store.take_turns(writers[0].turn)  # the server's own writes: the writer waits
             except OSError as exc:  # no process to spare: the server writes the saves
@@ -254,6 +254,11 @@ def run(
                     file=sys.stderr,
                 )
         autosync.append(attach(store.path.parent))  # its /sync/status provider wraps git's
+        if writers:  # the drafts' vectors are made here, beside the writer: load the model
+            try:
+                store.warm_semantic()
+            except Exception as exc:  # the writer embeds them itself
+                print(f"engram serve: no embedding model in the server ({exc})", file=sys.stderr)
 
     app = build_app(
         store,

@@ -47,9 +47,10 @@ from typing import TYPE_CHECKING, Any
 from engram.errors import EngramError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
     from engram.memory.save import Draft, SaveResult
+    from engram.store.db import Store
 
 ENV = "ENGRAM_WRITER_PROCESS"
 _HEADER = struct.Struct("!I")
@@ -140,9 +141,15 @@ class _Waiting:
 class WriterProcess:
     """The server's end: :meth:`save` hands a draft over and waits for its committed result."""
 
-    def __init__(self, process: subprocess.Popen[bytes], sock: socket.socket) -> None:
+    def __init__(
+        self,
+        process: subprocess.Popen[bytes],
+        sock: socket.socket,
+        embed: Callable[[list[str]], tuple[str, list[bytes]] | None] | None = None,
+    ) -> None:
         self._process = process
         self._sock = sock
+        self._embed = embed
         self._send_lock = _thread.allocate_lock()
         self._mutex = _thread.allocate_lock()
         self._waiting: dict[int, _Waiting] = {}
@@ -156,9 +163,16 @@ class WriterProcess:
         self._answers.start()
 
     @classmethod
-    def start(cls, database: str) -> WriterProcess:
+    def start(
+        cls,
+        database: str,
+        embed: Callable[[list[str]], tuple[str, list[bytes]] | None] | None = None,
+    ) -> WriterProcess:
         """Start a writer process on the ``database`` file (it opens it in the background;
-        saves are written in this process until it is ready)."""
+        saves are written in this process until it is ready). ``embed`` (the server store's
+        :meth:`~engram.store.db.Store.vectors_for`) makes each draft's vector here, where a
+        second core is free, instead of in the writer, the part that runs one save at a time;
+        the writer embeds what comes without one."""
         ours, theirs = socket.socketpair()
         try:
             process = subprocess.Popen(
@@ -178,7 +192,7 @@ class WriterProcess:
             raise
         finally:
             theirs.close()
-        return cls(process, ours)
+        return cls(process, ours, embed)
 
     @property
     def ready(self) -> bool:
@@ -194,6 +208,12 @@ class WriterProcess:
         """
         if not self.ready:
             return None
+        vector = None
+        if self._embed is not None:
+            from engram.semantic.embedder import document_text
+
+            made = self._embed([document_text(draft.title.text, draft.body.text)])
+            vector = (made[0], made[1][0]) if made else None
         waiting = _Waiting()
         with self._mutex:
             self._last_id += 1
@@ -201,7 +221,7 @@ class WriterProcess:
             self._waiting[request] = waiting
         try:
             with self._send_lock:
-                _send(self._sock, (request, draft, project, session_id))
+                _send(self._sock, (request, draft, project, session_id, vector))
         except OSError:
             self._gone = True
             with self._mutex:
@@ -334,6 +354,7 @@ def serve(sock: socket.socket, database: str) -> None:
                     hold = True
                     break
                 batch.append(more)
+            _offer(store, batch)
             outcomes = store.write_together(
                 [
                     partial(
@@ -343,9 +364,10 @@ def serve(sock: socket.socket, database: str) -> None:
                         session_id=session_id,
                         surface_conflicts=True,
                     )
-                    for _, draft, project, session_id in batch
+                    for _, draft, project, session_id, _ in batch
                 ]
             )
+            store.take_vectors("", None)
             _send(
                 sock,
                 [
@@ -357,6 +379,20 @@ def serve(sock: socket.socket, database: str) -> None:
                 _hold_still(sock, messages)
     finally:
         store.close()
+
+
+def _offer(store: Store, batch: list[tuple[Any, ...]]) -> None:
+    """Hand the store the vectors the server made for the batch's drafts (of its model)."""
+    from engram.semantic.embedder import document_text
+
+    by_label: dict[str, dict[str, bytes]] = {}
+    for _, draft, _, _, vector in batch:
+        if vector is not None:
+            text = document_text(draft.title.text, draft.body.text)
+            by_label.setdefault(vector[0], {})[text] = vector[1]
+    if len(by_label) == 1:
+        ((label, by_text),) = by_label.items()
+        store.take_vectors(label, by_text)
 
 
 def _hold_still(sock: socket.socket, messages: _Messages) -> None:

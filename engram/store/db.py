@@ -288,6 +288,23 @@ class Store:
             outcomes.extend((item.result, item.error) for item in batch)
         return outcomes
 
+    def vectors_for(self, texts: list[str]) -> tuple[str, list[bytes]] | None:
+        """``(model label, vectors)`` of memory texts by this store's loaded embedder, for a
+        write in another process (:meth:`take_vectors` there); None when there is none to
+        use (see :meth:`engram.store.semantic.SemanticRecall.text_vectors`)."""
+        return self._semantic.text_vectors(texts)
+
+    def take_vectors(self, label: str, by_text: dict[str, bytes] | None) -> None:
+        """Vectors made elsewhere for texts this store's next writes store (None: forget):
+        rows with those texts take them instead of being embedded again, when ``label`` is
+        this store's model."""
+        self._semantic.offer_vectors(label, by_text)
+
+    def warm_semantic(self) -> None:
+        """Load the embedding model now when semantic recall is on (a server, in the
+        background, so that :meth:`vectors_for` has it)."""
+        self._semantic.warm()
+
     def group_commits(self, on: bool = True) -> None:
         """Let concurrent :meth:`transact` calls share transactions (``engram serve``: many
         clients write at once; see :mod:`engram.store.group_commit`), with WAL checkpoints run

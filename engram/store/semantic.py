@@ -73,6 +73,7 @@ class SemanticRecall:
         self._folder: Path | bool | None = False  # not asked yet
         self._embedded = False  # this process embedded a row (so its model is loaded)
         self._tokens_kept = False
+        self._offered: tuple[str, dict[str, bytes]] | None = None  # vectors made elsewhere
         self._lock = _thread.allocate_lock()  # an MCP server's threads share one connection
 
     def choice(self) -> SemanticChoice:
@@ -170,7 +171,8 @@ class SemanticRecall:
 
     def embed(self, ids: list[int]) -> int:
         """Embed the live rows among ``ids`` with the chosen embedder; how many it embedded.
-        A model that cannot load leaves them for the backfill and records why."""
+        A row whose text has a vector :meth:`offer_vectors` gave (same model) takes it. A model
+        that cannot load leaves them for the backfill and records why."""
         from engram.errors import EngramError
         from engram.semantic.embedder import document_text, model_label
         from engram.store import vectors
@@ -179,15 +181,53 @@ class SemanticRecall:
         rows = vectors.texts(self._conn, ids)
         if embedder is None or not rows:
             return 0
-        try:
-            matrix = embedder.embed([document_text(title, content) for _, title, content in rows])
-        except Exception as exc:  # a plugin's model failing must not lose the save itself
-            self.last_error = exc.message if isinstance(exc, EngramError) else repr(exc)
-            return 0
         label = model_label(embedder)
-        vectors.store_vectors(self._conn, [r[0] for r in rows], vectors.quantise(matrix), label)
+        texts = [document_text(title, content) for _, title, content in rows]
+        offered = self._offered[1] if self._offered and self._offered[0] == label else {}
+        blobs: list[bytes | None] = [offered.get(text) for text in texts]
+        missing = [i for i, blob in enumerate(blobs) if blob is None]
+        if missing:
+            try:
+                matrix = embedder.embed([texts[i] for i in missing])
+            except Exception as exc:  # a plugin's model failing must not lose the save itself
+                self.last_error = exc.message if isinstance(exc, EngramError) else repr(exc)
+                return 0
+            for i, blob in zip(missing, vectors.quantise(matrix), strict=True):
+                blobs[i] = blob
+        vectors.store_vectors(self._conn, [r[0] for r in rows], [b or b"" for b in blobs], label)
         self._embedded = True
         return len(rows)
+
+    def text_vectors(self, texts: list[str]) -> tuple[str, list[bytes]] | None:
+        """``(model label, int8 vectors)`` of ``texts`` (:func:`~engram.semantic.embedder.
+        document_text` forms) by this store's embedder, for another process's write to take
+        (:meth:`offer_vectors`); None when semantic recall is off, not decided yet, or its
+        model is not loaded (nothing is loaded for this) or fails."""
+        choice = self._choice
+        if choice is None or not choice.on or choice.embedder is None:
+            return None
+        embedder = choice.embedder
+        if not getattr(embedder, "ready", True):
+            return None
+        from engram.semantic.embedder import model_label
+        from engram.store import vectors
+
+        try:
+            return model_label(embedder), vectors.quantise(embedder.embed(texts))
+        except Exception:  # the writer embeds them itself
+            return None
+
+    def warm(self) -> None:
+        """Decide, and load the model when semantic recall is on (for :meth:`text_vectors`)."""
+        warm = getattr(self.choice().embedder, "warm", None) if self.choice().on else None
+        if warm is not None:
+            warm()
+
+    def offer_vectors(self, label: str, by_text: dict[str, bytes] | None) -> None:
+        """Vectors of texts made by the model ``label`` elsewhere (:meth:`text_vectors`): until
+        the next offer, :meth:`embed` takes them for rows with those texts instead of
+        embedding them again (a vector of another model is ignored). None: forget them."""
+        self._offered = (label, by_text) if by_text else None
 
     def nearest(
         self, text: str, *, project: str | None, type: str | None, scope: str | None, limit: int

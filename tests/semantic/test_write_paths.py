@@ -14,7 +14,7 @@ from engram.memory.save import save_observation
 from engram.semantic.embedder import document_text
 from engram.semantic.wordllama import WordLlamaEmbedder
 from engram.store.db import Store
-from engram.store.vectors import dequantise
+from engram.store.vectors import dequantise, quantise
 from engram.testing import Sandbox
 
 MODEL = "wordllama-l2-supercat:256"
@@ -135,3 +135,26 @@ def test_vectors_are_int8_unit_vectors(tmp_path: Path) -> None:
     assert blob is not None
     raw = np.frombuffer(blob, dtype=np.int8)
     assert raw.shape == (256,) and int(np.abs(raw).max()) <= 127
+
+
+def test_a_vector_made_in_another_process_is_stored_for_its_text_only(tmp_path: Path) -> None:
+    # engram serve makes a draft's vector beside its writer process and hands it over: the
+    # writer stores it for a row with exactly that text and that model, and embeds the rest.
+    with Store.open(tmp_path, env={}) as server, Store.open(tmp_path, env={}) as writer:
+        server.warm_semantic()
+        text = document_text("Ledger race fixed", "two workers wrote the same balance")
+        made = server.vectors_for([text])
+        assert made is not None
+        label, (blob,) = made
+        assert label == MODEL
+        assert blob == quantise(WordLlamaEmbedder().embed([text]))[0]
+        marker = bytes([1]) * 256  # not what the model gives: proves the offer was taken
+        writer.take_vectors(label, {text: marker})
+        taken = _save(writer, "Ledger race fixed", "two workers wrote the same balance")
+        other = _save(writer, "Cache key fixed", "the route name is in the key")
+        writer.take_vectors("another-model:256", {document_text("A", "b"): marker})
+        foreign = _save(writer, "A", "b")
+        writer.take_vectors(label, None)
+        assert _vector(writer, taken)[:2] == (marker, MODEL)
+        assert _vector(writer, other)[0] not in (None, marker)
+        assert _vector(writer, foreign)[0] not in (None, marker)  # another model's: embedded

@@ -3,7 +3,7 @@ for the same rows, at 1k, 10k and 100k observations, then three servers with 50 
 
 Run it (not a test)::
 
-    .venv/bin/python bench/cloud_bench.py                       # 1k, 10k, 100k; 3 repeats
+    .venv/bin/python bench/cloud_bench.py                       # 1k, 10k, 100k; 3 repeats (1k 15, 10k 10)
     .venv/bin/python bench/cloud_bench.py --sizes 1000 --repeats 1 --fleet-clients 6
 
 It starts a throwaway PostgreSQL (``initdb`` + ``pg_ctl``, fsync off as in the tests; or uses
@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import math
 import os
 import statistics
 import sys
@@ -191,16 +192,27 @@ def run_repeat(
 def run_sizes(
     sizes: list[int], repeats: int, url: str, server: str, meter: Meter
 ) -> dict[int, Figures]:
-    """Every way at every size, ``repeats`` times. Sizes take turns within each repeat, so the
-    growth from one size to the next compares runs made under the same load."""
+    """Every way at every size, ``repeats`` times, the smaller sizes more often
+    (:func:`repeats_for`). Sizes take turns within each repeat, so the growth from one size to
+    the next compares runs made under the same load."""
     client = CloudClient(Remote(server, TOKEN), timeout=300)
     results: dict[int, Figures] = {size: {way: [] for way in WAYS} for size in sizes}
+    counts = {size: repeats_for(size, sizes, repeats) for size in sizes}
     with psycopg.connect(url) as conn:
-        for repeat in range(repeats):
+        for repeat in range(max(counts.values(), default=0)):
             for size in sizes:
-                for way, figure in run_repeat(size, repeat, conn, client, meter).items():
-                    results[size][way].append(figure)
+                if repeat < counts[size]:
+                    for way, figure in run_repeat(size, repeat, conn, client, meter).items():
+                        results[size][way].append(figure)
     return results
+
+
+def repeats_for(size: int, sizes: list[int], repeats: int) -> int:
+    """How many times ``size`` runs: a 1k push takes 20-50 ms, where one scheduling hiccup on a
+    shared machine moved a median of 3 from 0.49x to 1.06x between runs; so a size gets about
+    as many rows in all as a third of ``repeats`` of the largest, at most 5x ``repeats``."""
+    wanted = math.ceil(repeats * max(sizes) / (3 * size))
+    return min(5 * repeats, max(repeats, wanted))
 
 
 def _median(values: list[Figure], name: str) -> float:

@@ -13,7 +13,7 @@ spot — and hands the draft to a writer process it started, which writes it:
   fails is rolled back alone; a failed commit runs each save again alone), then answers each save once the
   transaction holding it is committed (WAL: what was answered survives a crash);
 - each answer is what the same save gives in the server's own process
-  (:func:`engram.memory.save.write_draft`); an :class:`~engram.errors.EngramError` comes back
+  (:func:`engram.memory.save.draft_writer`); an :class:`~engram.errors.EngramError` comes back
   with its code, message, remedy and details, anything else as an internal error (the
   writer's stderr is the server's: the traceback is there);
 - the writer inherits the server's environment and working directory, so it opens the same
@@ -194,6 +194,17 @@ class WriterProcess:
             theirs.close()
         return cls(process, ours, embed)
 
+    def _tell(self, message: object) -> bool:
+        """Send ``message`` to the writer; False (and the writer counts as gone) when the pipe
+        is closed."""
+        try:
+            with self._send_lock:
+                _send(self._sock, message)
+        except OSError:
+            self._gone = True
+            return False
+        return True
+
     @property
     def ready(self) -> bool:
         """Whether saves go to the writer now."""
@@ -219,11 +230,7 @@ class WriterProcess:
             self._last_id += 1
             request = self._last_id
             self._waiting[request] = waiting
-        try:
-            with self._send_lock:
-                _send(self._sock, (request, draft, project, session_id, vector))
-        except OSError:
-            self._gone = True
+        if not self._tell((request, draft, project, session_id, vector)):
             with self._mutex:
                 self._waiting.pop(request, None)
             return None
@@ -253,11 +260,7 @@ class WriterProcess:
         held = _Waiting()
         with self._mutex:
             self._holding.append(held)
-        try:
-            with self._send_lock:
-                _send(self._sock, "hold")
-        except OSError:
-            self._gone = True
+        if not self._tell("hold"):
             with self._mutex:
                 if held in self._holding:
                     self._holding.remove(held)
@@ -267,8 +270,7 @@ class WriterProcess:
         try:
             yield
         finally:
-            with contextlib.suppress(OSError), self._send_lock:
-                _send(self._sock, "release")
+            self._tell("release")
 
     def _read_answers(self) -> None:
         messages = _Messages(self._sock)
@@ -330,9 +332,7 @@ def _answer(result: SaveResult | None, error: BaseException | None) -> tuple[Any
 
 def serve(sock: socket.socket, database: str) -> None:
     """The writer's loop: the drafts waiting, written in one transaction; their answers."""
-    from functools import partial
-
-    from engram.memory.save import write_draft
+    from engram.memory.save import draft_writer
     from engram.store.db import Store
 
     store = Store(database)
@@ -357,17 +357,10 @@ def serve(sock: socket.socket, database: str) -> None:
             _offer(store, batch)
             outcomes = store.write_together(
                 [
-                    partial(
-                        write_draft,
-                        draft=draft,
-                        project=project,
-                        session_id=session_id,
-                        surface_conflicts=True,
-                    )
+                    draft_writer(draft, project=project, session_id=session_id)
                     for _, draft, project, session_id, _ in batch
                 ]
             )
-            store.take_vectors("", None)
             _send(
                 sock,
                 [
@@ -382,7 +375,8 @@ def serve(sock: socket.socket, database: str) -> None:
 
 
 def _offer(store: Store, batch: list[tuple[Any, ...]]) -> None:
-    """Hand the store the vectors the server made for the batch's drafts (of its model)."""
+    """Hand the store the vectors the server made for the batch's drafts (the last batch's are
+    forgotten): all of one model, else none."""
     from engram.semantic.embedder import document_text
 
     by_label: dict[str, dict[str, bytes]] = {}
@@ -390,9 +384,8 @@ def _offer(store: Store, batch: list[tuple[Any, ...]]) -> None:
         if vector is not None:
             text = document_text(draft.title.text, draft.body.text)
             by_label.setdefault(vector[0], {})[text] = vector[1]
-    if len(by_label) == 1:
-        ((label, by_text),) = by_label.items()
-        store.take_vectors(label, by_text)
+    ((label, by_text),) = by_label.items() if len(by_label) == 1 else (("", None),)
+    store.take_vectors(label, by_text)
 
 
 def _hold_still(sock: socket.socket, messages: _Messages) -> None:

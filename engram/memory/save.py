@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any, Literal
 
 from engram.memory import checks
@@ -171,32 +173,8 @@ def save_observation(
         tool_name=tool_name,
         limit_bytes=limit_bytes,
     )
-    return save_draft(
-        store,
-        draft,
-        project=project,
-        session_id=session_id,
-        now=now,
-        surface_conflicts=surface_conflicts,
-        workspace=workspace,
-    )
-
-
-def save_draft(
-    store: Store,
-    draft: Draft,
-    *,
-    project: str,
-    session_id: str | None,
-    now: datetime | None = None,
-    surface_conflicts: bool = True,
-    workspace: str | None = None,
-) -> SaveResult:
-    """Write a :class:`Draft` in a transaction of its own (or a shared one: group commit);
-    :func:`save_observation` after its checks."""
     return store.transact(
-        lambda conn: write_draft(
-            conn,
+        draft_writer(
             draft,
             project=project,
             session_id=session_id,
@@ -204,6 +182,30 @@ def save_draft(
             surface_conflicts=surface_conflicts,
             workspace=workspace,
         )
+    )
+
+
+def draft_writer(
+    draft: Draft,
+    *,
+    project: str,
+    session_id: str | None,
+    now: datetime | None = None,
+    surface_conflicts: bool = True,
+    workspace: str | None = None,
+) -> Callable[[sqlite3.Connection], SaveResult]:
+    """The write of a checked :class:`Draft` as a save does it (conflict candidates on by
+    default), for :meth:`Store.transact <engram.store.db.Store.transact>` or
+    :meth:`Store.write_together <engram.store.db.Store.write_together>` (``engram serve``'s
+    writer process)."""
+    return partial(
+        write_draft,
+        draft=draft,
+        project=project,
+        session_id=session_id,
+        now=now,
+        surface_conflicts=surface_conflicts,
+        workspace=workspace,
     )
 
 

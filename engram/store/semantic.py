@@ -134,9 +134,7 @@ class SemanticRecall:
         ids, self._after_commit = self._after_commit, []
         if ids and self.choice().on:
             try:
-                warm = getattr(self.choice().embedder, "warm", None)
-                if warm is not None:
-                    warm()
+                self.warm()
                 for start in range(0, len(ids), 512):
                     with write():
                         self.embed(ids[start : start + 512])
@@ -183,18 +181,16 @@ class SemanticRecall:
             return 0
         label = model_label(embedder)
         texts = [document_text(title, content) for _, title, content in rows]
-        offered = self._offered[1] if self._offered and self._offered[0] == label else {}
-        blobs: list[bytes | None] = [offered.get(text) for text in texts]
-        missing = [i for i, blob in enumerate(blobs) if blob is None]
+        made = dict(self._offered[1]) if self._offered and self._offered[0] == label else {}
+        missing = [text for text in texts if text not in made]
         if missing:
             try:
-                matrix = embedder.embed([texts[i] for i in missing])
+                matrix = embedder.embed(missing)
             except Exception as exc:  # a plugin's model failing must not lose the save itself
                 self.last_error = exc.message if isinstance(exc, EngramError) else repr(exc)
                 return 0
-            for i, blob in zip(missing, vectors.quantise(matrix), strict=True):
-                blobs[i] = blob
-        vectors.store_vectors(self._conn, [r[0] for r in rows], [b or b"" for b in blobs], label)
+            made.update(zip(missing, vectors.quantise(matrix), strict=True))
+        vectors.store_vectors(self._conn, [r[0] for r in rows], [made[t] for t in texts], label)
         self._embedded = True
         return len(rows)
 

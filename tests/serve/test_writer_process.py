@@ -8,6 +8,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from engram.store.db import Store
@@ -46,6 +47,22 @@ def _note(client: Client, index: int, n: int) -> Reply:
             "content": f"client {index} learned {n}",
         },
     )
+
+
+def _serving_atlas(tmp_path: Path) -> Server:
+    """``engram serve`` with its writer process running and the session atlas-s started."""
+    server = start_server(Sandbox(tmp_path))
+    _wait_for(lambda: _writer_pids(server))
+    assert new_session(server.client, "atlas", "atlas-s").status == 201
+    return server
+
+
+def _started(target: Callable[[int], None], count: int) -> list[threading.Thread]:
+    """``count`` threads running ``target(0)`` ... ``target(count - 1)``."""
+    threads = [threading.Thread(target=target, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    return threads
 
 
 def _wait_for(predicate: object, timeout: float = 30.0) -> None:
@@ -177,11 +194,9 @@ def test_a_save_the_writer_refuses_answers_as_the_server_would(tmp_path: Path) -
 
 
 def test_saves_go_on_when_the_writer_process_is_killed(tmp_path: Path) -> None:
-    server = start_server(Sandbox(tmp_path))
+    server = _serving_atlas(tmp_path)
     client = server.client
     try:
-        _wait_for(lambda: _writer_pids(server))
-        assert new_session(client, "atlas", "atlas-s").status == 201
         acknowledged: list[int] = []
         errors: list[object] = []
         lock = threading.Lock()
@@ -195,9 +210,7 @@ def test_saves_go_on_when_the_writer_process_is_killed(tmp_path: Path) -> None:
                     else:
                         errors.append(reply.json)
 
-        threads = [threading.Thread(target=writer, args=(i,)) for i in range(8)]
-        for thread in threads:
-            thread.start()
+        threads = _started(writer, 8)
         time.sleep(0.3)
         (pid,) = _writer_pids(server)
         os.kill(pid, signal.SIGKILL)
@@ -238,11 +251,9 @@ def test_the_writer_process_ends_with_the_server(tmp_path: Path) -> None:
 def test_the_servers_own_writes_take_turns_with_the_writer(tmp_path: Path) -> None:
     # Session starts (written by the server itself) while 8 clients keep the writer busy:
     # every one of both kinds answers, none waits out SQLite's busy timeout.
-    server = start_server(Sandbox(tmp_path))
+    server = _serving_atlas(tmp_path)
     client = server.client
     try:
-        _wait_for(lambda: _writer_pids(server))
-        assert new_session(client, "atlas", "atlas-s").status == 201
         stop = threading.Event()
         failures: list[object] = []
         saved = [0]
@@ -257,9 +268,7 @@ def test_the_servers_own_writes_take_turns_with_the_writer(tmp_path: Path) -> No
                 else:
                     saved[0] += 1
 
-        threads = [threading.Thread(target=saver, args=(i,)) for i in range(8)]
-        for thread in threads:
-            thread.start()
+        threads = _started(saver, 8)
         try:
             for n in range(30):
                 reply = new_session(client, "atlas", f"started-{n}")

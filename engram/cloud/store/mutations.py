@@ -146,11 +146,13 @@ class LogAppender:
     """The rows of one ``COPY`` into the log, numbered after the project's last sequence
     (its row locked). Postgres inserts what was written while the caller prepares more."""
 
-    def __init__(self, copy: Copy, project: str, after_seq: int, **attribution: str | None):
+    def __init__(
+        self, copy: Copy, project: str, after_seq: int, *, created_by: str, principal_id: str | None
+    ) -> None:
         self._copy = copy
         self._project = project
-        self._created_by = attribution["created_by"]
-        self._principal_id = attribution["principal_id"]
+        self._created_by = created_by
+        self._principal_id = principal_id
         self.last_seq = after_seq
         self.discarded = False  # set by a writer that gives the rows up: none are kept
 

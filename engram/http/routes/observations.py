@@ -42,9 +42,10 @@ def add(call: Call) -> Any:
     writer = getattr(call.request.app.state, "writer", None)  # engram serve's writer process
     written = writer.save(draft, project=project, session_id=session_id) if writer else None
     if written is None:
-        written = save.save_draft(
-            call.store, draft, project=project, session_id=session_id
-        ).to_dict()
+        saved = call.store.transact(
+            save.draft_writer(draft, project=project, session_id=session_id)
+        )
+        written = saved.to_dict()
     return reply({**written, "status": "saved"}, 201)
 
 

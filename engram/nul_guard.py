@@ -49,7 +49,12 @@ def body_holds_nul(raw: bytes | bytearray, parsed: Any) -> bool:
     bytes and without a zero byte (UTF-16 and UTF-32 bodies have them) is clean without walking
     every value.
     """
-    return (_ESCAPED_NUL.search(raw) is not None or b"\x00" in raw) and holds_nul(parsed)
+    return body_may_hold_nul(raw) and holds_nul(parsed)
+
+
+def body_may_hold_nul(raw: bytes | bytearray) -> bool:
+    """Whether the JSON text ``raw`` may hold a NUL in a string (the escape or a zero byte)."""
+    return _ESCAPED_NUL.search(raw) is not None or b"\x00" in raw
 
 
 def _request_holds_nul(scope: Scope) -> bool:

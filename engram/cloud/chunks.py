@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import repeat
 
 from engram.errors import EngramError
 from engram.sync.chunk import Chunk, EncodedChunk, encode_chunk, read_chunk
-from engram.sync.mutation import Mutation, dump_payload
+from engram.sync.mutation import Mutation, dump_payload, payload_text
 
 
 class ChunkRefused(ValueError):
@@ -37,18 +38,30 @@ class OriginChunk:
     payloads: list[str]
 
 
-def chunks_by_origin(mutations: Iterable[Mutation]) -> list[OriginChunk]:
-    """One chunk per origin, mutations in the order given."""
-    groups: dict[str, list[Mutation]] = {}
-    for mutation in mutations:
-        groups.setdefault(mutation.origin, []).append(mutation)
+def chunks_by_origin(
+    mutations: Iterable[Mutation], texts: Iterable[str | None] | None = None
+) -> list[OriginChunk]:
+    """One chunk per origin, mutations in the order given. ``texts``: each one's
+    :meth:`Mutation.to_json` line as it came (:func:`canonical_text`), or None to write it."""
+    groups: dict[str, tuple[list[Mutation], list[str], list[str]]] = {}
+    known = repeat(None) if texts is None else texts
+    for mutation, text in zip(mutations, known, strict=texts is not None):
+        if text is None:
+            payload = dump_payload(mutation.payload)
+            text = mutation.to_json_around(payload)
+        else:
+            payload = payload_text(text)
+        group = groups.get(mutation.origin)
+        if group is None:
+            group = groups[mutation.origin] = ([], [], [])
+        group[0].append(mutation)
+        group[1].append(payload)
+        group[2].append(text)
     created = _now()
-    out = []
-    for origin, group in groups.items():
-        payloads = [dump_payload(m.payload) for m in group]
-        lines = [m.to_json_around(p) for m, p in zip(group, payloads, strict=True)]
-        out.append(OriginChunk(encode_chunk(origin, created, lines), group, payloads))
-    return out
+    return [
+        OriginChunk(encode_chunk(origin, created, lines), group, payloads)
+        for origin, (group, payloads, lines) in groups.items()
+    ]
 
 
 def encode_by_origin(mutations: Iterable[Mutation]) -> list[tuple[EncodedChunk, list[Mutation]]]:

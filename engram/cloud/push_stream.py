@@ -9,11 +9,13 @@ here. Each slice's mutations form their own chunks (one per origin), so every ro
 chunk when it is written. The first and the last slice are small (:data:`EDGE`): Postgres
 starts sooner, and the insert nothing overlaps at the end is short.
 
+A project's first push streams too: the look-alike check runs first (a name it would refuse
+is left to the checked push), then the project's row is created and locked.
+
 Anything the checked push would refuse (a malformed entry, another project's entry, a paused
-project) stops the stream: the rows it wrote are deleted in the same transaction and the
-checked push decides instead, so refusals keep their order, their codes and their audit rows,
-and nothing else is stored. A project's first push (its row, the look-alike check) is always
-the checked one.
+project, a look-alike name) stops the stream: everything it wrote, the project's new row
+included, is rolled back to the savepoint it ran under, and the checked push decides instead,
+so refusals keep their order, their codes and their audit rows, and nothing else is stored.
 """
 
 from __future__ import annotations
@@ -21,13 +23,17 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+import psycopg
+
 from engram.cloud import chunks
 from engram.cloud.auth import Principal
+from engram.cloud.new_projects import require_not_a_variant
 from engram.cloud.problems import CloudProblem
 from engram.cloud.store import mutations
 from engram.cloud.store.db import Conn
 from engram.cloud.wire import parse_entry
-from engram.sync.mutation import Mutation
+from engram.sync import json_body
+from engram.sync.mutation import Mutation, canonical_text
 from engram.sync.trust import TrustGate
 
 # Entries per slice: a batch of one slice is not streamed (the project's lock would be held
@@ -56,15 +62,49 @@ def slices(count: int) -> list[range]:
     return [range(low, high) for low, high in itertools.pairwise(bounds)]
 
 
+class _LeftToTheCheckedPush(Exception):
+    """The stream stops: the checked push decides (raised inside the stream's savepoint)."""
+
+
 def push_streamed(
-    conn: Conn, principal: Principal, project: str, entries: list[Any], ids: list[tuple[str, int]]
+    conn: Conn,
+    principal: Principal,
+    project: str,
+    entries: list[Any],
+    ids: list[tuple[str, int]] | None,
 ) -> dict[str, Any] | None:
     """Store the batch ``entries`` (``ids``: their ``(origin, seq)``, read beforehand) and
     return the push's answer; None, with nothing stored, when the checked push must decide."""
-    locked = mutations.lock_existing_project(conn, project)
-    if locked is None or not locked.sync_enabled:
+    try:
+        with conn.transaction():  # a savepoint: a stream given up leaves nothing behind
+            return _stream(conn, principal, project, entries, ids)
+    except (_LeftToTheCheckedPush, psycopg.errors.UniqueViolation):
         return None
-    known = mutations.known_ids(conn, project, ids)
+
+
+def _locked(conn: Conn, project: str) -> mutations.LockedProject:
+    """The project's row, locked (created first when new and no look-alike of another)."""
+    locked = mutations.lock_existing_project(conn, project)
+    if locked is None:
+        try:
+            require_not_a_variant(conn, project)
+        except CloudProblem:
+            raise _LeftToTheCheckedPush from None
+        locked = mutations.lock_project(conn, project)
+    if not locked.sync_enabled:
+        raise _LeftToTheCheckedPush
+    return locked
+
+
+def _stream(
+    conn: Conn,
+    principal: Principal,
+    project: str,
+    entries: list[Any],
+    ids: list[tuple[str, int]] | None,
+) -> dict[str, Any]:
+    locked = _locked(conn, project)
+    known = mutations.known_ids(conn, project, ids) if locked.last_seq and ids else set()
     gate = TrustGate.for_projects({project}, "push")
     stored: list[chunks.OriginChunk] = []
     with mutations.appending(
@@ -73,9 +113,8 @@ def push_streamed(
         for piece in slices(len(entries)):
             fresh = _fresh_slice(entries, piece, gate, known)
             if fresh is None:
-                log.discarded = True
-                return None
-            for group in chunks.chunks_by_origin(fresh):
+                raise _LeftToTheCheckedPush
+            for group in chunks.chunks_by_origin(*fresh):
                 log.write(group.mutations, group.payloads, group.chunk.id)
                 stored.append(group)
     for group in stored:
@@ -105,14 +144,22 @@ def store_chunk(conn: Conn, project: str, group: chunks.OriginChunk, principal: 
 
 def _fresh_slice(
     entries: list[Any], piece: range, gate: TrustGate, known: set[tuple[str, int]]
-) -> list[Mutation] | None:
+) -> tuple[list[Mutation], list[str | None]] | None:
     """The validated mutations of the ``piece`` of ``entries`` not stored yet (the first of
-    each id); None at the first entry the checked push would refuse."""
-    fresh = []
+    each id), and the canonical line each came as (entries still JSON text: see
+    :func:`canonical_text`); None at the first entry the checked push would refuse."""
+    loads = json_body.fast_loads() or json_body.loads
+    fresh, texts = [], []
     for index in piece:
+        entry, text = entries[index], None
         try:
-            mutation = parse_entry(entries[index], index)
-        except CloudProblem:
+            if type(entry) is bytes:
+                line, entry = entry, loads(entry)
+                text = canonical_text(entry, line) if type(entry) is dict else None
+                if text is None and json_body.may_hold_long_integer(line):
+                    return None  # orjson may have rounded an integer: json decides
+            mutation = parse_entry(entry, index)
+        except (CloudProblem, ValueError, RecursionError):
             return None
         if gate.refusal(mutation) is not None:
             return None
@@ -120,4 +167,5 @@ def _fresh_slice(
         if key not in known:
             known.add(key)
             fresh.append(mutation)
-    return fresh
+            texts.append(text)
+    return fresh, texts

@@ -24,7 +24,7 @@ from engram.cloud.problems import CloudProblem, invalid
 from engram.cloud.push_stream import SLICE, push_streamed, store_chunk
 from engram.cloud.store import mutations, projects
 from engram.cloud.store.db import Conn
-from engram.cloud.wire import entry_ids, parse_entries
+from engram.cloud.wire import entry_ids, json_object, parse_entries
 from engram.sync.mutation import Mutation
 from engram.sync.trust import TrustGate
 
@@ -190,6 +190,18 @@ def push_mutations(
         "last_seq": last,
         "chunks": chunk_ids,
     }
+
+
+def push_framed(
+    conn: Conn, principal: Principal, project: str, raw: bytes | bytearray, lines: list[bytes]
+) -> dict[str, Any]:
+    """:func:`push_mutations` of a body laid out one entry per line (``lines``: each entry's
+    JSON text, parsed as the stream reaches it)."""
+    if len(lines) > SLICE:
+        streamed = push_streamed(conn, principal, project, lines, None)
+        if streamed is not None:
+            return streamed
+    return push_mutations(conn, principal, project, json_object(raw))
 
 
 def pull_mutations(conn: Conn, project: str, since: int, limit: int) -> bytes:

@@ -25,6 +25,13 @@ _LONG_NUMBER = b"@" + b"0" * 19
 
 
 @functools.cache
+def fast_loads() -> Callable[[bytes | bytearray], Any] | None:
+    """orjson's ``loads`` when it is installed: right for a text without a number of 19
+    digits or more (:func:`may_hold_long_integer`), refusing some that ``json`` accepts."""
+    return _orjson_loads()
+
+
+@functools.cache
 def _orjson_loads() -> Callable[[bytes | bytearray], Any] | None:
     try:
         import orjson

@@ -142,7 +142,14 @@ class Mutation:
 
     def to_json(self) -> str:
         """One line of compact JSON (no newline): ``json.dumps(self.to_dict(),
-        ensure_ascii=False, separators=(",", ":"))``, the payload by :func:`dump_payload`."""
+        ensure_ascii=False, separators=(",", ":"))``, the payload by :func:`dump_payload`
+        (the whole line by orjson when the payload is plain: the same bytes, ~3x faster)."""
+        fast = orjson_dumps()
+        if fast is not None and type(self.seq) is int and is_plain(self.payload):
+            try:
+                return fast(self.to_dict()).decode("utf-8")
+            except TypeError:  # orjson.JSONEncodeError is one: a lone surrogate
+                pass
         return self.to_json_around(dump_payload(self.payload))
 
     def to_json_around(self, payload_json: str) -> str:
@@ -205,6 +212,32 @@ def dump_payload(payload: dict[str, Any]) -> str:
     if _ENCODE is None:  # an interpreter without the C accelerator
         return _COMPACT.encode(payload)
     return "".join(_ENCODE(payload, 0))
+
+
+_WIRE_KEYS = ("origin", "seq", "entity", "key", "op", "project", "payload")
+_PAYLOAD_KEY = ',"payload":'
+
+
+def canonical_text(data: dict[str, Any], line: bytes) -> str | None:
+    """``line`` as text when it is exactly :meth:`Mutation.to_json` of ``data``, the wire
+    object parsed from it (the wire keys in their order, compact, a payload of plain values),
+    so it can be stored as it came; None otherwise (then it is written again)."""
+    fast = orjson_dumps()
+    if fast is None or tuple(data) != _WIRE_KEYS or not is_plain(data["payload"]):
+        return None
+    try:
+        if fast(data) != line:
+            return None
+    except TypeError:  # orjson.JSONEncodeError is one
+        return None
+    return line.decode("utf-8")
+
+
+def payload_text(canonical: str) -> str:
+    """The payload's JSON text in a :func:`canonical_text` line (:func:`dump_payload` of it):
+    the payload comes last, and the fields before it, strings and an integer, cannot hold
+    ``,"payload":`` (their quotes are escaped)."""
+    return canonical[canonical.index(_PAYLOAD_KEY) + len(_PAYLOAD_KEY) : -1]
 
 
 def parse_mutation(data: object) -> Mutation:

@@ -81,9 +81,8 @@ def test_a_push_body_carries_every_mutation_whichever_encoder_writes_it() -> Non
     for batch in (plain, odd, [observation(5, lone="\udc00")]):
         body = push_body("p", batch)
         assert json.loads(body) == {"project": "p", "entries": [m.to_dict() for m in batch]}
-    # the stdlib writes it in UTF-8 as the batches were sized, not in \u escapes
-    assert push_body("p", odd) == json.dumps(
-        {"project": "p", "entries": [m.to_dict() for m in odd]},
-        ensure_ascii=False,
-        separators=(",", ":"),
-    ).encode("utf-8")
+    # the stdlib writes it in UTF-8 as the batches were sized, not in \u escapes, one entry a
+    # line (the server parses each as its push streams)
+    compact = {"ensure_ascii": False, "separators": (",", ":")}
+    entries = ",\n".join(json.dumps(m.to_dict(), **compact) for m in odd)  # type: ignore[arg-type]
+    assert push_body("p", odd) == f'{{"project":"p","entries":[\n{entries}\n]}}'.encode()

@@ -20,8 +20,7 @@ from engram.cloud.new_projects import project_name
 from engram.cloud.problems import CloudProblem, invalid, too_large
 from engram.cloud.settings import CloudSettings
 from engram.cloud.store.db import CloudStore, Conn
-from engram.nul_guard import body_holds_nul
-from engram.sync import json_body
+from engram.cloud.wire import json_object
 
 T = TypeVar("T")
 
@@ -42,6 +41,11 @@ def context(request: Request) -> CloudContext:
 
 async def read_json(request: Request, limit: int) -> dict[str, Any]:
     """The body as a JSON object, refusing more than ``limit`` bytes with 413."""
+    return json_object(await read_body(request, limit))
+
+
+async def read_body(request: Request, limit: int) -> bytearray:
+    """The body's bytes, refusing more than ``limit`` with 413."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
         raise too_large(limit)
@@ -50,15 +54,7 @@ async def read_json(request: Request, limit: int) -> dict[str, Any]:
         body.extend(piece)
         if len(body) > limit:
             raise too_large(limit)
-    try:
-        parsed = json_body.loads(body or b"{}")
-    except (ValueError, RecursionError) as exc:
-        raise invalid("invalid_json", "the body is not valid JSON") from exc
-    if not isinstance(parsed, dict):
-        raise invalid("invalid_json", "the body must be a JSON object")
-    if body_holds_nul(body, parsed):
-        raise invalid("nul_byte", "the body holds a NUL character; nothing was stored")
-    return parsed
+    return body
 
 
 async def offload(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:

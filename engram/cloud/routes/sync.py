@@ -19,18 +19,29 @@ from engram.cloud.routes.requests import (
     context,
     int_param,
     project_param,
+    read_body,
     read_json,
 )
 from engram.cloud.store.db import Conn
+from engram.cloud.wire import framed_push, json_object
 
 
 async def push_mutations(request: Request) -> JSONResponse:
     ctx = context(request)
-    body = await read_json(request, ctx.settings.max_push_bytes)
-    project = project_param(body.get("project"))
+    raw = await read_body(request, ctx.settings.max_push_bytes)
+    framed = framed_push(raw)
+    if framed is not None:  # engram's own client: entries are parsed as the push streams
+        project = project_param(framed.project)
 
-    def push(conn: Conn, principal: Principal) -> dict[str, Any]:
-        return replication.push_mutations(conn, principal, project, body)
+        def push(conn: Conn, principal: Principal) -> dict[str, Any]:
+            assert framed is not None
+            return replication.push_framed(conn, principal, project, raw, framed.entries)
+    else:
+        body = json_object(raw)
+        project = project_param(body.get("project"))
+
+        def push(conn: Conn, principal: Principal) -> dict[str, Any]:
+            return replication.push_mutations(conn, principal, project, body)
 
     return JSONResponse(await admitted_work(request, "mutations_push", project, push))
 

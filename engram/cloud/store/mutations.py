@@ -154,7 +154,6 @@ class LogAppender:
         self._created_by = created_by
         self._principal_id = principal_id
         self.last_seq = after_seq
-        self.discarded = False  # set by a writer that gives the rows up: none are kept
 
     def write(
         self, batch: Sequence[Mutation], payloads: Sequence[str], chunk_id: str | None
@@ -173,27 +172,18 @@ class LogAppender:
         self.last_seq = seq
 
 
-_DISCARD = """
-    DELETE FROM cloud_mutations WHERE project = %(project)s AND seq > %(after_seq)s
-"""
-
-
 @contextmanager
 def appending(
     conn: Conn, project: str, after_seq: int, *, created_by: str, principal_id: str | None
 ) -> Iterator[LogAppender]:
-    """A :class:`LogAppender` for the block; the project's ``last_seq`` follows it after, or,
-    when the block set ``log.discarded``, what it wrote is deleted (same transaction)."""
+    """A :class:`LogAppender` for the block; the project's ``last_seq`` follows it after (an
+    exception in the block ends the ``COPY`` in error: roll back to a savepoint around it)."""
     with conn.cursor() as cur, cur.copy(_COPY_MUTATIONS) as copy:
         log = LogAppender(
             copy, project, after_seq, created_by=created_by, principal_id=principal_id
         )
         yield log
-    if log.discarded:
-        if log.last_seq != after_seq:
-            conn.execute(_DISCARD, {"project": project, "after_seq": after_seq})
-        log.last_seq = after_seq
-    elif log.last_seq != after_seq:
+    if log.last_seq != after_seq:
         conn.execute(_ADVANCE, {"project": project, "last_seq": log.last_seq})
 
 

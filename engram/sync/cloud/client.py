@@ -210,10 +210,10 @@ def push_body(
     """The JSON body of a push of ``mutations``, in UTF-8 as the batches were sized (an
     escaped emoji would be 12 bytes, not 4): their :meth:`Mutation.to_json` lines
     (``lines``, when the batching wrote them already) as the entries."""
-    entries = ",".join(lines if lines is not None else [m.to_json() for m in mutations])
+    entries = ",\n".join(lines if lines is not None else [m.to_json() for m in mutations])
     head = json.dumps({"project": project}, ensure_ascii=False, separators=(",", ":"))[:-1]
     try:
-        return f'{head},"entries":[{entries}]}}'.encode()
+        return f'{head},"entries":[\n{entries}\n]}}'.encode()
     except UnicodeEncodeError:  # a lone surrogate: only an escape can carry it
         body = {"project": project, "entries": [m.to_dict() for m in mutations]}
         return json.dumps(body, separators=(",", ":")).encode("utf-8")

@@ -1,0 +1,149 @@
+"""A push body as engram's own client lays it out, one entry per line, is parsed entry by entry
+while Postgres inserts the slice before (engram.cloud.push_stream) — a project's first push
+included. What a user sees is what the whole-body push gives: all-or-nothing per batch, dense
+sequences, replays and repeats accepted once, refusals with the same codes and audit rows,
+no project created by a refused first push, and every value exact."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx2 as httpx
+import psycopg
+
+from engram.cloud.push_stream import SLICE, slices
+from engram.cloud.wire import framed_push
+from engram.sync.cloud.client import push_body
+from engram.sync.mutation import Mutation
+from tests.cloud.conftest import ADMIN_TOKEN, SYNC_TOKEN, CloudServer
+from tests.cloud.entries import observation
+
+BIG = 2 * SLICE + 200  # three slices and more: a refusal in the last comes after the others
+
+
+def _body(project: str, entries: list[dict[str, Any]]) -> bytes:
+    # Each line as the client writes it (Mutation.to_json), unchecked: a refusal is the server's.
+    body = push_body(project, [Mutation(**e) for e in entries])
+    assert framed_push(body) is not None  # the layout the stream parses line by line
+    return body
+
+
+def _push(client: httpx.Client, entries: list[dict[str, Any]], project: str = "p") -> Any:
+    return client.post("/sync/mutations/push", content=_body(project, entries))
+
+
+def _pulled(client: httpx.Client, project: str = "p") -> list[dict[str, Any]]:
+    since, pulled = 0, []
+    while True:
+        page = client.get("/sync/mutations/pull", params={"project": project, "since": since})
+        pulled += page.json()["mutations"]
+        since = page.json()["next_since"]
+        if not page.json()["has_more"]:
+            return pulled
+
+
+def _rows(database_url: str, sql: str) -> list[tuple[Any, ...]]:
+    with psycopg.connect(database_url) as conn:
+        return conn.execute(sql).fetchall()
+
+
+def test_a_first_push_streams_and_replays_and_repeats_are_kept_once(
+    cloud: CloudServer, database_url: str
+) -> None:
+    client = cloud.client(SYNC_TOKEN)
+    batch = [observation("a", n) for n in range(1, BIG + 1)] + [observation("a", 7)]
+    first = _push(client, batch).json()
+    assert (first["accepted"], first["duplicates"], first["last_seq"]) == (BIG, 1, BIG)
+    assert len(first["chunks"]) == len(slices(len(batch)))  # streamed: a chunk per slice
+    replay = _push(client, batch).json()
+    assert (replay["accepted"], replay["duplicates"], replay["chunks"]) == (0, BIG + 1, [])
+    overlap = [observation("a", n) for n in range(BIG - 99, BIG + 501)]
+    more = _push(client, overlap).json()
+    assert (more["accepted"], more["duplicates"], more["last_seq"]) == (500, 100, BIG + 500)
+    pulled = _pulled(client)
+    assert [m["seq"] for m in pulled] == list(range(1, BIG + 501))
+    assert pulled[0] == {**observation("a", 1), "created_by": pulled[0]["created_by"]}
+    seqs = _rows(database_url, "SELECT seq FROM cloud_mutations ORDER BY seq")
+    assert [s for (s,) in seqs] == list(range(1, BIG + 501))
+    chunked = _rows(database_url, "SELECT sum(mutation_count) FROM cloud_chunks")
+    assert chunked == [(BIG + 500,)]
+
+
+def test_a_refused_first_push_creates_no_project_and_keeps_its_codes(
+    cloud: CloudServer, database_url: str
+) -> None:
+    client = cloud.client(SYNC_TOKEN)
+    malformed = [observation("a", n) for n in range(1, BIG + 1)]
+    malformed[-1] = {**malformed[-1], "payload": {**malformed[-1]["payload"], "title": " "}}
+    refused = _push(client, malformed)
+    assert refused.status_code == 400
+    assert refused.json()["error_code"] == "observation_title_required"
+    assert f"entry {BIG - 1}" in refused.json()["error"]
+    foreign = [observation("a", n) for n in range(1, BIG + 1)]
+    foreign[-1] = observation("a", BIG, project="other")
+    forbidden = _push(client, foreign)
+    assert (forbidden.status_code, forbidden.json()["error_code"]) == (403, "policy_forbidden")
+    assert _rows(database_url, "SELECT count(*) FROM cloud_projects") == [(0,)]
+    assert _rows(database_url, "SELECT count(*) FROM cloud_mutations") == [(0,)]
+    audit = "SELECT project, outcome, entry_count FROM cloud_sync_audit_log"
+    assert _rows(database_url, audit) == [("p", "rejected_foreign_project", BIG)]
+    # A look-alike of an existing project is refused whole, and is not created.
+    assert _push(client, [observation("a", 1, project="proj-a")], "proj-a").status_code == 200
+    lookalike = [observation("a", n, project="proj_a") for n in range(1, BIG + 1)]
+    similar = _push(client, lookalike, "proj_a")
+    assert (similar.status_code, similar.json()["error_code"]) == (409, "similar_project")
+    assert _rows(database_url, "SELECT name FROM cloud_projects") == [("proj-a",)]
+
+
+def test_a_streamed_push_to_a_paused_project_is_refused_with_its_audit_row(
+    cloud: CloudServer, database_url: str
+) -> None:
+    client = cloud.client(SYNC_TOKEN)
+    assert _push(client, [observation("a", n) for n in range(1, BIG + 1)]).status_code == 200
+    admin = cloud.client(ADMIN_TOKEN)
+    assert admin.post("/admin/projects/p/sync", json={"enabled": False}).status_code == 200
+    refused = _push(client, [observation("a", n) for n in range(BIG + 1, 2 * BIG + 1)])
+    assert (refused.status_code, refused.json()["error_code"]) == (409, "sync-paused")
+    assert len(_pulled(client)) == BIG
+    audit = _rows(database_url, "SELECT outcome, entry_count FROM cloud_sync_audit_log")
+    assert audit == [("rejected_project_paused", BIG)]
+
+
+def test_entries_the_lines_cannot_carry_exactly_are_decided_by_the_whole_body(
+    cloud: CloudServer,
+) -> None:
+    client = cloud.client(SYNC_TOKEN)
+    exact = [observation("a", n) for n in range(1, BIG + 1)]
+    exact[SLICE + 3]["payload"]["big"] = 2**70  # orjson would round it: json keeps it
+    exact[SLICE + 4]["payload"]["ratio"] = 0.1  # a float: written by json's encoder
+    assert _push(client, exact).json()["accepted"] == BIG
+    pulled = {m["seq"]: m["payload"] for m in _pulled(client)}
+    assert pulled[SLICE + 4]["big"] == 2**70 and type(pulled[SLICE + 4]["big"]) is int
+    assert pulled[SLICE + 5]["ratio"] == 0.1
+    # Two entries on one line, and a line that is not JSON: the whole body decides.
+    body = _body("p", [observation("a", n) for n in range(BIG + 1, 2 * BIG + 1)])
+    joined = body.replace(b",\n", b",", 1)
+    assert client.post("/sync/mutations/push", content=joined).json()["accepted"] == BIG
+    broken = _body("p", [observation("a", n) for n in range(2 * BIG + 1, 3 * BIG + 1)])
+    cut = broken.rfind(b",\n")
+    garbled = client.post("/sync/mutations/push", content=broken[:cut] + b",\n{nope\n]}")
+    assert (garbled.status_code, garbled.json()["error_code"]) == (400, "invalid_json")
+    assert len(_pulled(client)) == 2 * BIG
+
+
+def test_only_the_exact_layout_is_framed() -> None:
+    entries = [observation("a", 1), observation("a", 2)]
+    body = _body("p", entries)
+    framed = framed_push(body)
+    assert framed is not None and framed.project == "p"
+    assert [json.loads(e) for e in framed.entries] == entries
+    compact = json.dumps({"project": "p", "entries": entries}, separators=(",", ":")).encode()
+    for other in (
+        compact,  # one line: the whole body is parsed at once
+        body.replace(b'{"project":"p",', b'{"project":"p","created_by":"x",', 1),  # another key
+        body + b"{}",  # something after the body
+        body.replace(b"\n]}", b"\n]", 1),  # not closed
+        body.replace(b'"project":"p"', b'"project":"p\\u0000"', 1),  # a NUL: refused whole
+    ):
+        assert framed_push(other) is None, other[:80]

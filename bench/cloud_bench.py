@@ -15,8 +15,9 @@ observation mutations five ways:
 - ``copy``: ``COPY`` of the rows into a table shaped like ``cloud_mutations`` (``LIKE ...
   INCLUDING ALL``: same columns, keys and indexes), one ``COPY`` and commit per 500;
 - ``executemany``: the same rows by psycopg's pipelined ``executemany``, 500 per commit;
-- ``push``: ``POST /sync/mutations/push`` in the batches ``engram sync --cloud`` sends
-  (``push_batches``: 2,000 rows or 2 MiB of lines; the baselines keep 500 per commit),
+- ``push``: ``POST /sync/mutations/push`` in the batches ``engram sync --cloud`` sends, as it
+  sends them (``send_batches``: 2,000 rows or 2 MiB of lines, the next batch made while one
+  is in flight; the baselines keep 500 per commit),
   through its client (validation, duplicate check, sequencing, chunk, audit, HTTP);
 - ``select``: the rows back in keyset pages of 500 (``seq > cursor AND seq <= cursor + 500
   ORDER BY seq LIMIT 500``);
@@ -52,7 +53,7 @@ from psycopg.types.json import Jsonb
 from engram.cloud.scratch_postgres import ScratchPostgres
 from engram.sync.cloud.client import CloudClient
 from engram.sync.cloud.config import Remote
-from engram.sync.cloud.replicate import push_batches
+from engram.sync.cloud.replicate import send_batches
 from engram.sync.mutation import Mutation
 
 BATCH = 500
@@ -111,8 +112,7 @@ def plain_select(conn: psycopg.Connection, project: str, expected: int) -> None:
 
 
 def push(client: CloudClient, project: str, rows: list[Mutation]) -> None:
-    for batch in push_batches(rows):  # the batches engram sync --cloud sends
-        result = client.push_mutations(project, batch, batch.lines)
+    for batch, result in send_batches(client, project, rows):  # as engram sync --cloud sends
         assert result["accepted"] == len(batch), result
 
 

@@ -1,14 +1,22 @@
 """A push sends the journal in order, in batches of at most BATCH_MUTATIONS rows and about
-BATCH_BYTES of lines; a mutation larger than that goes alone."""
+BATCH_BYTES of lines; a mutation larger than that goes alone. The next batch is made while one
+is in flight, and nothing is sent after a refused one."""
 
 from __future__ import annotations
 
 import json
 
+import psycopg
+import pytest
+
 from engram.cloud.settings import DEFAULT_MAX_PUSH_BYTES
-from engram.sync.cloud.client import push_body
-from engram.sync.cloud.replicate import BATCH_BYTES, BATCH_MUTATIONS, push_batches
+from engram.sync.cloud import replicate
+from engram.sync.cloud.client import CloudClient, CloudSyncError, push_body
+from engram.sync.cloud.config import Remote
+from engram.sync.cloud.replicate import BATCH_BYTES, BATCH_MUTATIONS, push_batches, send_batches
 from engram.sync.mutation import Mutation
+from tests.cloud.conftest import SYNC_TOKEN, CloudServer
+from tests.cloud.entries import observation
 
 
 def _mutation(seq: int, content: str = "body", **extra: object) -> Mutation:
@@ -51,3 +59,35 @@ def test_a_journal_in_emoji_or_cjk_is_batched_by_bytes_under_the_servers_limit()
 def test_a_lone_surrogate_still_travels_escaped() -> None:
     body = push_body("p", [_mutation(1, "a\udc80b", weight=0.5)])
     assert json.loads(body)["entries"][0]["payload"]["content"] == "a\udc80b"
+
+
+def _full(seq: int) -> Mutation:
+    return Mutation(**observation("dev", seq))
+
+
+def test_batches_are_sent_in_order_and_nothing_after_a_refused_one(
+    cloud: CloudServer, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(replicate, "BATCH_MUTATIONS", 3)
+    client = CloudClient(Remote(cloud.url, SYNC_TOKEN))
+    journal = [_full(n) for n in range(1, 11)]
+    answers = [
+        (list(b), a["accepted"], a["last_seq"]) for b, a in send_batches(client, "p", journal)
+    ]
+    assert answers == [(journal[0:3], 3, 3), (journal[3:6], 3, 6), (journal[6:9], 3, 9),
+                       (journal[9:], 1, 10)]  # fmt: skip
+    # The second batch holds another project's mutation: refused, and the third is never sent.
+    foreign = Mutation(**observation("dev", 14, project="q"))
+    later = [_full(11), _full(12), _full(13), foreign, _full(15), _full(16)]
+    later += [_full(17)]
+    sent = []
+    with pytest.raises(CloudSyncError) as refused:
+        for batch, _ in send_batches(client, "p", later):
+            sent.append([m.seq for m in batch])
+    assert refused.value.reason_code == "policy_forbidden"
+    assert sent == [[11, 12, 13]]
+    with psycopg.connect(database_url) as conn:
+        stored = [s for (s,) in conn.execute("SELECT clock FROM cloud_mutations ORDER BY seq")]
+        audit = conn.execute("SELECT outcome, entry_count FROM cloud_sync_audit_log").fetchall()
+    assert stored == list(range(1, 14))
+    assert audit == [("rejected_foreign_project", 3)]

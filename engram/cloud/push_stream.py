@@ -1,11 +1,12 @@
 """A mutation push validated slice by slice while Postgres inserts the slice before.
 
 The checked push (:func:`engram.cloud.replication.push_mutations`) validates the whole batch,
-then writes it: the server's CPU and Postgres's take turns. Here, for a project that exists,
-its row is locked first, the batch's ids are looked up, and one ``COPY`` stays open while each
-slice of :data:`SLICE` entries is validated, serialized and chunked, then written: Postgres
-inserts slice N while Python prepares slice N+1. Only batches of more than one slice come
-here. Each slice's mutations form their own chunks (one per origin), so every row names its
+then writes it: the server's CPU and Postgres's take turns. Here the project's row is locked
+first, and one ``COPY`` stays open while each slice of :data:`SLICE` entries is validated,
+serialized and chunked, then written: Postgres inserts slice N while Python prepares slice
+N+1. Only batches of more than one slice stream. A mutation the log holds already ends the
+``COPY`` on the log's unique key ``(project, origin, clock)``; the checked push then counts
+the duplicates (a replay costs two passes, a first send none). Each slice's mutations form their own chunks (one per origin), so every row names its
 chunk when it is written. The first and the last slice are small (:data:`EDGE`): Postgres
 starts sooner, and the insert nothing overlaps at the end is short.
 
@@ -67,17 +68,17 @@ class _LeftToTheCheckedPush(Exception):
 
 
 def push_streamed(
-    conn: Conn,
-    principal: Principal,
-    project: str,
-    entries: list[Any],
-    ids: list[tuple[str, int]] | None,
+    conn: Conn, principal: Principal, project: str, entries: list[Any]
 ) -> dict[str, Any] | None:
-    """Store the batch ``entries`` (``ids``: their ``(origin, seq)``, read beforehand) and
-    return the push's answer; None, with nothing stored, when the checked push must decide."""
+    """Store the batch ``entries`` (decoded objects, or each one's JSON text) and return the
+    push's answer; None, with nothing stored, when the checked push must decide: a batch of
+    one slice or less, one it would refuse, or one holding a mutation the log stores already
+    (its unique key ends the ``COPY``; the checked push counts the duplicates)."""
+    if len(entries) <= SLICE:
+        return None
     try:
         with conn.transaction():  # a savepoint: a stream given up leaves nothing behind
-            return _stream(conn, principal, project, entries, ids)
+            return _stream(conn, principal, project, entries)
     except (_LeftToTheCheckedPush, psycopg.errors.UniqueViolation):
         return None
 
@@ -96,15 +97,9 @@ def _locked(conn: Conn, project: str) -> mutations.LockedProject:
     return locked
 
 
-def _stream(
-    conn: Conn,
-    principal: Principal,
-    project: str,
-    entries: list[Any],
-    ids: list[tuple[str, int]] | None,
-) -> dict[str, Any]:
+def _stream(conn: Conn, principal: Principal, project: str, entries: list[Any]) -> dict[str, Any]:
     locked = _locked(conn, project)
-    known = mutations.known_ids(conn, project, ids) if locked.last_seq and ids else set()
+    known: set[tuple[str, int]] = set()  # a repeat within the batch is kept once
     gate = TrustGate.for_projects({project}, "push")
     stored: list[chunks.OriginChunk] = []
     with mutations.appending(
@@ -145,7 +140,7 @@ def store_chunk(conn: Conn, project: str, group: chunks.OriginChunk, principal: 
 def _fresh_slice(
     entries: list[Any], piece: range, gate: TrustGate, known: set[tuple[str, int]]
 ) -> tuple[list[Mutation], list[str | None]] | None:
-    """The validated mutations of the ``piece`` of ``entries`` not stored yet (the first of
+    """The validated mutations of the ``piece`` of ``entries`` not ``known`` (the first of
     each id), and the canonical line each came as (entries still JSON text: see
     :func:`canonical_text`); None at the first entry the checked push would refuse."""
     loads = json_body.fast_loads() or json_body.loads

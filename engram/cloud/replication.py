@@ -21,10 +21,10 @@ from engram.cloud import chunks
 from engram.cloud.auth import Principal
 from engram.cloud.new_projects import require_not_a_variant
 from engram.cloud.problems import CloudProblem, invalid
-from engram.cloud.push_stream import SLICE, push_streamed, store_chunk
+from engram.cloud.push_stream import push_streamed, store_chunk
 from engram.cloud.store import mutations, projects
 from engram.cloud.store.db import Conn
-from engram.cloud.wire import entry_ids, json_object, parse_entries
+from engram.cloud.wire import json_object, parse_entries
 from engram.sync.mutation import Mutation
 from engram.sync.trust import TrustGate
 
@@ -162,16 +162,30 @@ def push_mutations(
     chunks}``. Raises CloudProblem 400 (bad batch), 403 (another project's entries, recorded)
     or 409 ``sync-paused`` (recorded) before it writes anything else.
 
-    A well-formed batch of more than one slice is streamed into the log
-    (:mod:`engram.cloud.push_stream`); the checked path below stores or refuses the others
+    A batch of more than one slice is streamed into the log
+    (:mod:`engram.cloud.push_stream`); the checked push below stores or refuses the others
     (a smaller batch would only hold the project's lock longer: nothing overlaps)."""
     entries: Any = body.get("entries")
-    ids = entry_ids(entries) if isinstance(entries, list) and len(entries) > SLICE else None
-    if ids is not None:
-        streamed = push_streamed(conn, principal, project, entries, ids)
-        if streamed is not None:
-            return streamed
-    batch = parse_entries(entries)
+    streamed = push_streamed(conn, principal, project, entries) if type(entries) is list else None
+    return streamed if streamed is not None else _push_checked(conn, principal, project, body)
+
+
+def push_framed(
+    conn: Conn, principal: Principal, project: str, raw: bytes | bytearray, lines: list[bytes]
+) -> dict[str, Any]:
+    """:func:`push_mutations` of a body laid out one entry per line (``lines``: each entry's
+    JSON text, parsed as the stream reaches it; the checked push parses the whole ``raw``)."""
+    streamed = push_streamed(conn, principal, project, lines)
+    if streamed is not None:
+        return streamed
+    return _push_checked(conn, principal, project, json_object(raw))
+
+
+def _push_checked(
+    conn: Conn, principal: Principal, project: str, body: dict[str, Any]
+) -> dict[str, Any]:
+    """The whole batch validated, then written (:func:`push_mutations`)."""
+    batch = parse_entries(body.get("entries"))
     claimed = _claimed_by(body)
     _only_own_project(conn, principal, project, batch, action="mutation_push", claimed_by=claimed)
     # Serialized and gzipped before the project's lock is taken: pushes to one project wait
@@ -190,18 +204,6 @@ def push_mutations(
         "last_seq": last,
         "chunks": chunk_ids,
     }
-
-
-def push_framed(
-    conn: Conn, principal: Principal, project: str, raw: bytes | bytearray, lines: list[bytes]
-) -> dict[str, Any]:
-    """:func:`push_mutations` of a body laid out one entry per line (``lines``: each entry's
-    JSON text, parsed as the stream reaches it)."""
-    if len(lines) > SLICE:
-        streamed = push_streamed(conn, principal, project, lines, None)
-        if streamed is not None:
-            return streamed
-    return push_mutations(conn, principal, project, json_object(raw))
 
 
 def pull_mutations(conn: Conn, project: str, since: int, limit: int) -> bytes:

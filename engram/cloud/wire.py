@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from engram.cloud.problems import invalid
-from engram.identifiers import MAX_INTEGER
 from engram.nul_guard import body_holds_nul, body_may_hold_nul
 from engram.sync import json_body
 from engram.sync.mutation import MalformedMutation, Mutation, parse_mutation
@@ -47,25 +46,6 @@ def stored_mutation(row: dict[str, Any]) -> Mutation:
         project=row["entity_project"],
         payload=row["payload"],
     )
-
-
-def entry_ids(entries: Any) -> list[tuple[str, int]] | None:
-    """The ``(origin, seq)`` of every entry of a non-empty batch, read before the entries are
-    validated; None when the batch is not a non-empty list or an entry's id is malformed
-    (:func:`parse_entries` then says which, in its own words)."""
-    if not isinstance(entries, list) or not entries:
-        return None
-    ids = []
-    for entry in entries:
-        if not isinstance(entry, dict):
-            return None
-        origin, seq = entry.get("origin"), entry.get("seq")
-        if not isinstance(origin, str) or not origin or type(seq) is not int:
-            return None
-        if not 1 <= seq <= MAX_INTEGER:
-            return None
-        ids.append((origin, seq))
-    return ids
 
 
 def json_object(body: bytes | bytearray) -> dict[str, Any]:

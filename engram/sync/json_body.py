@@ -28,11 +28,6 @@ _LONG_NUMBER = b"@" + b"0" * 19
 def fast_loads() -> Callable[[bytes | bytearray], Any] | None:
     """orjson's ``loads`` when it is installed: right for a text without a number of 19
     digits or more (:func:`may_hold_long_integer`), refusing some that ``json`` accepts."""
-    return _orjson_loads()
-
-
-@functools.cache
-def _orjson_loads() -> Callable[[bytes | bytearray], Any] | None:
     try:
         import orjson
     except ImportError:
@@ -52,7 +47,7 @@ def loads(raw: bytes | bytearray) -> Any:
     Raises:
         ValueError: what ``json.loads`` raises for ``raw`` (``RecursionError`` too).
     """
-    fast = _orjson_loads()
+    fast = fast_loads()
     if fast is not None and not may_hold_long_integer(raw):
         try:
             return fast(raw)

@@ -26,7 +26,7 @@ def _mutation(seq: int, content: str = "body", **extra: object) -> Mutation:
 
 def test_batches_are_capped_by_rows_and_keep_the_order() -> None:
     journal = [_mutation(n) for n in range(1, 2 * BATCH_MUTATIONS + 2)]
-    batches = push_batches(journal)
+    batches = list(push_batches(journal))
     assert [len(b) for b in batches] == [BATCH_MUTATIONS, BATCH_MUTATIONS, 1]
     assert [m for b in batches for m in b] == journal
 
@@ -35,10 +35,10 @@ def test_batches_are_capped_by_bytes_and_a_huge_mutation_goes_alone() -> None:
     big = "x" * (BATCH_BYTES // 3)
     journal = [_mutation(1, big), _mutation(2, big), _mutation(3, big), _mutation(4)]
     huge = _mutation(5, "y" * (BATCH_BYTES + 1))
-    batches = push_batches([*journal, huge, _mutation(6)])
+    batches = list(push_batches([*journal, huge, _mutation(6)]))
     assert [[m.seq for m in b] for b in batches] == [[1, 2], [3, 4], [5], [6]]
     assert sum(len(m.to_json()) for m in batches[0]) <= BATCH_BYTES
-    assert push_batches([]) == []
+    assert list(push_batches([])) == []
 
 
 def test_a_journal_in_emoji_or_cjk_is_batched_by_bytes_under_the_servers_limit() -> None:
@@ -47,7 +47,7 @@ def test_a_journal_in_emoji_or_cjk_is_batched_by_bytes_under_the_servers_limit()
     # a float sends the body through the stdlib encoder, which must not \\u-escape it
     cjk = [_mutation(n, "\u6f22" * (BATCH_BYTES // 12), weight=0.5) for n in range(17, 41)]
     for journal in (emoji, cjk):
-        batches = push_batches(journal)
+        batches = list(push_batches(journal))
         assert [m for b in batches for m in b] == journal
         assert len(batches) > 1
         for batch in batches:

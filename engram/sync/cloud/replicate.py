@@ -80,12 +80,7 @@ class PushBatch(list[Mutation]):
         self.lines: list[str] = []
 
 
-def push_batches(mutations: list[Mutation]) -> list[PushBatch]:
-    """``mutations`` in the batches a push sends, in order (:func:`iter_push_batches`)."""
-    return list(iter_push_batches(mutations))
-
-
-def iter_push_batches(mutations: Sequence[Mutation]) -> Iterator[PushBatch]:
+def push_batches(mutations: Sequence[Mutation]) -> Iterator[PushBatch]:
     """``mutations`` in the batches a push sends, in order, each made when it is asked for: at
     most :data:`BATCH_MUTATIONS` and about :data:`BATCH_BYTES` of lines each, counted in UTF-8
     bytes as the body carries them (a larger mutation goes alone; a journal in CJK or emoji is
@@ -114,7 +109,7 @@ def send_batches(
     after it is sent."""
     from concurrent.futures import ThreadPoolExecutor  # ~14 ms to import: only a push needs it
 
-    batches = iter_push_batches(mutations)
+    batches = push_batches(mutations)
     with ThreadPoolExecutor(1, thread_name_prefix="engram-push-batches") as maker:
         upcoming = maker.submit(next, batches, None)
         while (batch := upcoming.result()) is not None:

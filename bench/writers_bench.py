@@ -50,7 +50,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from http_bench import p95, start_server
-from processes import load_average, tree_cpu_seconds
+from processes import cpu_seconds, load_average, tree_cpu_seconds
 from store_bench import CACHE, build, measure_saves, parse_size
 
 from engram.store.db import Store
@@ -203,10 +203,11 @@ def _writer(
 
 def http_writes(
     port: int, pid: int, clients: int, steps: range, warm_up: int = 0, first_client: int = 0
-) -> tuple[Writes, float, float]:
-    """(the writes, wall seconds, server CPU seconds) of ``clients`` concurrent writers
-    (numbered from ``first_client``), each sending the notes of ``steps`` (after ``warm_up``
-    untimed ones numbered just before). The server's CPU includes its writer process's."""
+) -> tuple[Writes, float, float, float]:
+    """(the writes, wall seconds, server CPU seconds, the server process's own CPU seconds) of
+    ``clients`` concurrent writers (numbered from ``first_client``), each sending the notes of
+    ``steps`` (after ``warm_up`` untimed ones numbered just before). The server's CPU includes
+    its writer process's; its own does not."""
     out = Writes()
     start = threading.Barrier(clients + 1)
     threads = [
@@ -216,10 +217,11 @@ def http_writes(
     for thread in threads:
         thread.start()
     start.wait()
-    cpu, started = tree_cpu_seconds(pid), time.perf_counter()
+    cpu, own, started = tree_cpu_seconds(pid), cpu_seconds(pid), time.perf_counter()
     for thread in threads:
         thread.join()
-    return out, time.perf_counter() - started, tree_cpu_seconds(pid) - cpu
+    wall = time.perf_counter() - started
+    return out, wall, tree_cpu_seconds(pid) - cpu, cpu_seconds(pid) - own
 
 
 def check(data_dir: Path, acknowledged: list[tuple[int, str]]) -> list[str]:
@@ -273,6 +275,7 @@ class Round:
     writes: Writes
     wall: float
     server_cpu: float
+    own_cpu: float  # the server process's alone (without its writer process's)
     load: float
     way: str = "writer process"
 
@@ -355,10 +358,10 @@ def main() -> int:
                 steps = range(first + index * args.writes, first + (index + 1) * args.writes)
                 warm_up = WARM_UP if index == 0 and not args.warm_writes else 0
                 for number, (way, process, port) in enumerate(servers):
-                    out, wall, cpu = http_writes(
+                    out, wall, cpu, own = http_writes(
                         port, process.pid, args.clients, steps, warm_up, number * CLIENT_BLOCK
                     )
-                    rounds.append(Round(out, wall, cpu, os.getloadavg()[0], way))
+                    rounds.append(Round(out, wall, cpu, own, os.getloadavg()[0], way))
                     runs.append(baselines(data_dir, args.saves))
         finally:
             for _, process, _ in servers:
@@ -377,6 +380,18 @@ def main() -> int:
 
 def _slashed(values: list[float], form: str) -> str:
     return " / ".join(format(value, form) for value in values)
+
+
+def _split(current: Round, writes: int) -> str:
+    """How a round's server CPU per write divides between the server process and its writer
+    process (empty when the server wrote the saves itself)."""
+    writer = current.server_cpu - current.own_cpu
+    if current.way != "writer process" or not writes:
+        return ""
+    return (
+        f" (the server {current.own_cpu / writes * 1000:.2f} ms, its writer process"
+        f" {writer / writes * 1000:.2f} ms)"
+    )
 
 
 def report(size: int, args: argparse.Namespace, runs: list[Baselines], rounds: list[Round]) -> None:
@@ -415,14 +430,15 @@ def report(size: int, args: argparse.Namespace, runs: list[Baselines], rounds: l
             f"round {index + 1} ({current.way}): {args.clients} HTTP clients: {writes.timed:,}"
             f" writes in {current.wall:.1f} s = {current.rate:,.0f} writes/s, {ratio:.2f}x one"
             f" in-process writer ({baseline:,.0f}/s before and after){latency}; server CPU per"
-            f" write {current.server_cpu / max(writes.timed, 1) * 1000:.2f} ms; load"
-            f" {current.load:.2f}"
+            f" write {current.server_cpu / max(writes.timed, 1) * 1000:.2f} ms"
+            f"{_split(current, writes.timed)}; load {current.load:.2f}"
         )
     for way in args.ways:
         mine = [r for r in rounds if r.way == way]
         latencies = [ms for r in mine for ms in r.writes.latencies]
         acked = sum(r.writes.timed for r in mine)
         server_cpu = sum(r.server_cpu for r in mine)
+        own_cpu = sum(r.own_cpu for r in mine)
         print(
             f"{args.clients} HTTP clients, saves written {_WHERE[way]}, median of"
             f" {len(mine)} rounds: {statistics.median(ratios[way]):.2f}x one in-process writer"
@@ -433,6 +449,7 @@ def report(size: int, args: argparse.Namespace, runs: list[Baselines], rounds: l
                 f"  client latency p50 {statistics.median(latencies):.1f} ms,"
                 f" p95 {p95(latencies):.1f} ms; server CPU per write (its writer's included)"
                 f" {server_cpu / max(acked, 1) * 1000:.2f} ms"
+                f"{_split(Round(Writes(), 0.0, server_cpu, own_cpu, 0.0, way), acked)}"
             )
     errors = sum(len(r.writes.errors) for r in rounds)
     print(f"errors: {errors}; load average at the end: {load_average()}")

@@ -4,11 +4,16 @@ The checked push (:func:`engram.cloud.replication.push_mutations`) validates the
 then writes it: the server's CPU and Postgres's take turns. Here the project's row is locked
 first, and one ``COPY`` stays open while each slice of :data:`SLICE` entries is validated,
 serialized and chunked, then written: Postgres inserts slice N while Python prepares slice
-N+1. Only batches of more than one slice stream. A mutation the log holds already ends the
-``COPY`` on the log's unique key ``(project, origin, clock)``; the checked push then counts
-the duplicates (a replay costs two passes, a first send none). Each slice's mutations form their own chunks (one per origin), so every row names its
-chunk when it is written. The first and the last slice are small (:data:`EDGE`): Postgres
-starts sooner, and the insert nothing overlaps at the end is short.
+N+1. Only batches of more than :data:`STREAMED_ABOVE` entries stream. A mutation the log
+holds already ends the ``COPY`` on the log's unique key ``(project, origin, clock)``; the
+checked push then counts the duplicates (a replay costs two passes, a first send none). Each
+slice's mutations form their own chunks (one per origin), so every row names its chunk when it
+is written; the chunks are stored together once the ``COPY`` ends.
+
+Slices are all of one small size: preparing an entry costs Python about as much as inserting
+it costs Postgres (20 and 15 us here), so a slice is ready about when Postgres has inserted the
+one before, and what Postgres still has to insert when the last slice is written is one small
+slice (docs/performance.md, "Push: slices of one size").
 
 A project's first push streams too: the look-alike check runs first (a name it would refuse
 is left to the checked push), then the project's row is created and locked.
@@ -37,30 +42,23 @@ from engram.sync import json_body
 from engram.sync.mutation import Mutation, canonical_text
 from engram.sync.trust import TrustGate
 
-# Entries per slice: a batch of one slice is not streamed (the project's lock would be held
-# through its validation for no overlap; pushes to one project from many clients wait on
-# that lock), and each slice is a chunk of its own (per origin).
-SLICE = 500
-# The first and the last slice of a streamed batch are this small: nothing overlaps the first
-# one's validation (Postgres waits for it) nor the insert of the last one (Python waits for
-# it). The slices between double up to SLICE: each is ready when Postgres ends the one before.
-EDGE = 125
+# Batches of more entries than this stream; smaller ones take the checked push (the project's
+# lock would be held through their validation for little overlap; pushes to one project from
+# many clients wait on that lock).
+STREAMED_ABOVE = 500
+# Entries per slice, each a chunk of its own (per origin). Slices that grew 125, 250, 500 left
+# Postgres a 500-row backlog when the last was written (a 1,000-row first push: COPY ended 10 ms
+# after the last slice; with 125 throughout, 2 ms).
+SLICE = 125
 
 
 def slices(count: int) -> list[range]:
-    """The slices a streamed batch of ``count`` entries (more than :data:`SLICE`) is taken in:
-    :data:`EDGE` entries, then twice as many each time up to :data:`SLICE`, :data:`EDGE`
-    entries last (a remainder smaller than :data:`EDGE` joins the slice before it)."""
-    sizes, left, size = [], count - EDGE, EDGE
-    while left > 0:
-        sizes.append(min(size, left))
-        left -= sizes[-1]
-        size = min(2 * size, SLICE)
-    if len(sizes) > 1 and sizes[-1] < EDGE:
-        remainder = sizes.pop()
-        sizes[-1] += remainder
-    bounds = [0, *itertools.accumulate(sizes), count]
-    return [range(low, high) for low, high in itertools.pairwise(bounds)]
+    """The slices a streamed batch of ``count`` entries is taken in: :data:`SLICE` entries
+    each; a remainder of less than half a slice joins the last one (no chunk of a few rows)."""
+    starts = list(range(0, count, SLICE))
+    if len(starts) > 1 and count - starts[-1] < SLICE // 2:
+        starts.pop()
+    return [range(low, high) for low, high in itertools.pairwise([*starts, count])]
 
 
 class _LeftToTheCheckedPush(Exception):
@@ -72,9 +70,10 @@ def push_streamed(
 ) -> dict[str, Any] | None:
     """Store the batch ``entries`` (decoded objects, or each one's JSON text) and return the
     push's answer; None, with nothing stored, when the checked push must decide: a batch of
-    one slice or less, one it would refuse, or one holding a mutation the log stores already
-    (its unique key ends the ``COPY``; the checked push counts the duplicates)."""
-    if len(entries) <= SLICE:
+    :data:`STREAMED_ABOVE` entries or less, one it would refuse, or one holding a mutation the
+    log stores already (its unique key ends the ``COPY``; the checked push counts the
+    duplicates)."""
+    if len(entries) <= STREAMED_ABOVE:
         return None
     try:
         with conn.transaction():  # a savepoint: a stream given up leaves nothing behind
@@ -112,8 +111,7 @@ def _stream(conn: Conn, principal: Principal, project: str, entries: list[Any]) 
             for group in chunks.chunks_by_origin(*fresh):
                 log.write(group.mutations, group.payloads, group.chunk.id)
                 stored.append(group)
-    for group in stored:
-        store_chunk(conn, project, group, principal)
+    store_chunks(conn, project, stored, principal)
     accepted = sum(len(group.mutations) for group in stored)
     return {
         "project": project,
@@ -124,16 +122,17 @@ def _stream(conn: Conn, principal: Principal, project: str, entries: list[Any]) 
     }
 
 
-def store_chunk(conn: Conn, project: str, group: chunks.OriginChunk, principal: Principal) -> None:
-    """Keep ``group``'s chunk (its mutations are in the log), attributed to ``principal``."""
-    mutations.insert_chunk(
+def store_chunks(
+    conn: Conn, project: str, groups: list[chunks.OriginChunk], principal: Principal
+) -> None:
+    """Keep each of ``groups``' chunks (their mutations are in the log), attributed to
+    ``principal``: one pipelined statement for all of them."""
+    mutations.insert_chunks(
         conn,
         project,
-        group.chunk.id,
-        group.chunk.data,
+        [(group.chunk.id, group.chunk.data, len(group.mutations)) for group in groups],
         created_by=principal.label,
         origin="materialized",
-        mutation_count=len(group.mutations),
     )
 
 

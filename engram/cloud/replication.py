@@ -21,7 +21,7 @@ from engram.cloud import chunks
 from engram.cloud.auth import Principal
 from engram.cloud.new_projects import require_not_a_variant
 from engram.cloud.problems import CloudProblem, invalid
-from engram.cloud.push_stream import push_streamed, store_chunk
+from engram.cloud.push_stream import push_streamed, store_chunks
 from engram.cloud.store import mutations, projects
 from engram.cloud.store.db import Conn
 from engram.cloud.wire import json_object, parse_entries
@@ -150,8 +150,8 @@ def _materialize(
             chunk_id=group.chunk.id,
             payloads=group.payloads,
         )
-        store_chunk(conn, project, group, principal)
         chunk_ids.append(group.chunk.id)
+    store_chunks(conn, project, groups, principal)
     return last, chunk_ids
 
 
@@ -162,7 +162,8 @@ def push_mutations(
     chunks}``. Raises CloudProblem 400 (bad batch), 403 (another project's entries, recorded)
     or 409 ``sync-paused`` (recorded) before it writes anything else.
 
-    A batch of more than one slice is streamed into the log
+    A batch of more than :data:`~engram.cloud.push_stream.STREAMED_ABOVE` entries is
+    streamed into the log
     (:mod:`engram.cloud.push_stream`); the checked push below stores or refuses the others
     (a smaller batch would only hold the project's lock longer: nothing overlaps)."""
     entries: Any = body.get("entries")

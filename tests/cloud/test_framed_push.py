@@ -12,14 +12,14 @@ from typing import Any
 import httpx2 as httpx
 import psycopg
 
-from engram.cloud.push_stream import SLICE, slices
+from engram.cloud.push_stream import SLICE, STREAMED_ABOVE, slices
 from engram.cloud.wire import framed_push
 from engram.sync.cloud.client import push_body
 from engram.sync.mutation import Mutation
 from tests.cloud.conftest import ADMIN_TOKEN, SYNC_TOKEN, CloudServer
 from tests.cloud.entries import observation
 
-BIG = 2 * SLICE + 200  # three slices and more: a refusal in the last comes after the others
+BIG = STREAMED_ABOVE + 2 * SLICE  # streamed: a refusal in the last slice comes after the others
 
 
 def _body(project: str, entries: list[dict[str, Any]]) -> bytes:

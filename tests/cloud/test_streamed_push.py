@@ -10,11 +10,13 @@ from typing import Any
 import httpx2 as httpx
 import psycopg
 
-from engram.cloud.push_stream import SLICE
+from engram.cloud.push_stream import SLICE, STREAMED_ABOVE
 from tests.cloud.conftest import ADMIN_TOKEN, SYNC_TOKEN, CloudServer
 from tests.cloud.entries import observation
 
-BIG = 2 * SLICE + 200  # three slices: a refusal in the last one comes after two were written
+BIG = (
+    STREAMED_ABOVE + 2 * SLICE
+)  # streamed: a refusal in the last slice comes after five were written
 
 
 def _push(client: httpx.Client, entries: list[dict[str, Any]]) -> httpx.Response:

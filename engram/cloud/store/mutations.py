@@ -348,6 +348,37 @@ def insert_chunk(
     return cur.rowcount == 1
 
 
+def insert_chunks(
+    conn: Conn,
+    project: str,
+    held: Sequence[tuple[str, bytes, int]],
+    *,
+    created_by: str,
+    origin: str,
+) -> None:
+    """Store the chunks ``held`` (``(chunk_id, content, mutation_count)`` each) as
+    :func:`insert_chunk` does, in one pipelined ``executemany`` (one round trip); a chunk id
+    the project holds already is left as it is."""
+    with conn.cursor() as cur:
+        cur.executemany(
+            _INSERT_CHUNK,
+            [
+                {
+                    "project": project,
+                    "chunk_id": chunk_id,
+                    "created_by": created_by,
+                    "origin": origin,
+                    "content": content,
+                    "mutation_count": count,
+                    "byte_size": len(content),
+                    "claimed_by": None,
+                    "principal_id": None,
+                }
+                for chunk_id, content, count in held
+            ],
+        )
+
+
 _CHUNK_EXISTS = """
     SELECT 1 FROM cloud_chunks WHERE project = %(project)s AND chunk_id = %(chunk_id)s
 """

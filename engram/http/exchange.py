@@ -135,6 +135,7 @@ def endpoint(
     token: guard.TokenRule = "none",
     parse: bool = True,
     inline: bool = False,
+    awaiting: bool = False,
 ) -> Callable[[Route], Handler]:
     """Wrap a route function into a Starlette endpoint.
 
@@ -146,6 +147,9 @@ def endpoint(
         inline: a quick read-only route: run it on the event loop with the app's own reader
             connection (WAL readers never wait for a writer) instead of handing it to a worker
             thread — the hand-off costs more than a search on a busy machine.
+        awaiting: the route is a coroutine function, awaited on the event loop with the app's
+            reader connection as ``call.store`` (what it writes, it hands to a thread or to
+            the writer process itself).
     """
 
     def wrap(route: Route) -> Handler:
@@ -155,6 +159,8 @@ def endpoint(
                 payload = await _read_body(request, limit, parse) if body else None
                 if inline:
                     result = route(Call(request, request.app.state.reader, payload))
+                elif awaiting:
+                    result = await route(Call(request, request.app.state.reader, payload))
                 else:
                     call = Call(request, request.app.state.store, payload)
                     result = await anyio.to_thread.run_sync(route, call)

@@ -4,8 +4,10 @@ One Python process runs one thread of Python at a time. With every save written 
 server's own threads, sixteen clients saving at once kept about one core busy (the HTTP work,
 each save's Python, the threads handing the interpreter to each other) and reached 0.8-1.0x
 the rate of one writer saving in a loop (docs/performance.md, "Concurrent writers"). So the
-server checks and drafts each ``POST /observations`` itself — a bad request still fails on the
-spot — and hands the draft to a writer process it started, which writes it:
+server checks and drafts each ``POST /observations`` itself, on its event loop — a bad request
+still fails on the spot — and hands the draft to a writer process it started, which writes it;
+the request's coroutine awaits the answer, so no thread of the server waits for a save (a
+worker thread per save cost the server 0.1-0.2 ms of CPU a write in handing over):
 
 - the writer takes every draft waiting at that moment and runs them in one transaction (at
   most :data:`~engram.store.group_commit.MAX_BATCH` a transaction), each under its own
@@ -33,6 +35,7 @@ length-prefixed pickles (the server only reads answers from the child it started
 from __future__ import annotations
 
 import _thread
+import asyncio
 import contextlib
 import os
 import pickle
@@ -130,12 +133,36 @@ class _Messages:
 
 
 class _Waiting:
+    """A thread waiting for the writer to hold still."""
+
     __slots__ = ("answer", "wake")
 
     def __init__(self) -> None:
         self.wake = _thread.allocate_lock()
         self.wake.acquire()
         self.answer: tuple[Any, ...] | None = None
+
+    def deliver(self, answer: tuple[Any, ...] | None) -> None:
+        self.answer = answer
+        self.wake.release()
+
+
+class _Awaiting:
+    """A save's coroutine on the event loop ``loop``, waiting for its answer."""
+
+    __slots__ = ("future", "loop")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.future: asyncio.Future[tuple[Any, ...] | None] = loop.create_future()
+
+    def deliver(self, answer: tuple[Any, ...] | None) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+            self.loop.call_soon_threadsafe(self._settle, answer)
+
+    def _settle(self, answer: tuple[Any, ...] | None) -> None:
+        if not self.future.done():  # not cancelled (the client went away)
+            self.future.set_result(answer)
 
 
 class WriterProcess:
@@ -152,7 +179,7 @@ class WriterProcess:
         self._embed = embed
         self._send_lock = _thread.allocate_lock()
         self._mutex = _thread.allocate_lock()
-        self._waiting: dict[int, _Waiting] = {}
+        self._waiting: dict[int, _Awaiting] = {}
         self._last_id = 0
         self._ready = False
         self._gone = False
@@ -210,22 +237,33 @@ class WriterProcess:
         """Whether saves go to the writer now."""
         return self._ready and not self._gone
 
-    def save(self, draft: Draft, *, project: str, session_id: str | None) -> dict[str, Any] | None:
-        """The committed save's :meth:`SaveResult.to_dict() <engram.memory.save.SaveResult.to_dict>`;
-        None when the writer did not write it (not ready, or gone): the caller saves it itself.
+    async def save(
+        self, draft: Draft, *, project: str, session_id: str | None
+    ) -> dict[str, Any] | None:
+        """The committed save's :meth:`SaveResult.to_dict() <engram.memory.save.SaveResult.to_dict>`,
+        awaited on the running event loop (no thread waits for it); None when the writer did
+        not write it (not ready, or gone): the caller saves it itself.
 
         Raises:
             EngramError: what the save raised.
         """
         if not self.ready:
             return None
+        awaiting = _Awaiting(asyncio.get_running_loop())
+        if not self._hand_over(awaiting, draft, project, session_id):
+            return None
+        return _result(await awaiting.future)
+
+    def _hand_over(
+        self, waiting: _Awaiting, draft: Draft, project: str, session_id: str | None
+    ) -> bool:
+        """Send the draft (with its vector) to the writer; False when the pipe is closed."""
         vector = None
         if self._embed is not None:
             from engram.semantic.embedder import document_text
 
             made = self._embed([document_text(draft.title.text, draft.body.text)])
             vector = (made[0], made[1][0]) if made else None
-        waiting = _Waiting()
         with self._mutex:
             self._last_id += 1
             request = self._last_id
@@ -233,18 +271,8 @@ class WriterProcess:
         if not self._tell((request, draft, project, session_id, vector)):
             with self._mutex:
                 self._waiting.pop(request, None)
-            return None
-        waiting.wake.acquire()
-        answer = waiting.answer
-        if answer is None:  # the writer went away with it
-            return None
-        if answer[0] == "saved":
-            result: dict[str, Any] = answer[1]
-            return result
-        if answer[0] == "refused":
-            _, code, message, remedy, details = answer
-            raise EngramError(code, message, remedy, **details)
-        raise RuntimeError(f"the writer process failed on this save: {answer[1]}")
+            return False
+        return True
 
     @contextlib.contextmanager
     def turn(self) -> Iterator[None]:
@@ -290,8 +318,7 @@ class WriterProcess:
                     with self._mutex:
                         waiting = self._waiting.pop(request, None)
                     if waiting is not None:
-                        waiting.answer = tuple(answer)
-                        waiting.wake.release()
+                        waiting.deliver(tuple(answer))
         except (EOFError, OSError, pickle.UnpicklingError):
             pass
         self._gone = True
@@ -301,11 +328,10 @@ class WriterProcess:
                 file=sys.stderr,
             )
         with self._mutex:
-            orphans, self._waiting = list(self._waiting.values()), {}
-            orphans += self._holding
-            self._holding = []
-        for waiting in orphans:
-            waiting.wake.release()
+            orphans: list[_Waiting | _Awaiting] = [*self._waiting.values(), *self._holding]
+            self._waiting, self._holding = {}, []
+        for orphan in orphans:
+            orphan.deliver(None)
 
     def close(self, timeout: float = 10.0) -> None:
         """Stop the writer: it answers what it was handed, then exits (killed after
@@ -320,6 +346,19 @@ class WriterProcess:
             self._process.wait()
         self._answers.join(timeout=timeout)
         self._sock.close()
+
+
+def _result(answer: tuple[Any, ...] | None) -> dict[str, Any] | None:
+    """A save's answer from the writer, as :meth:`WriterProcess.save` returns it."""
+    if answer is None:  # the writer went away with it
+        return None
+    if answer[0] == "saved":
+        result: dict[str, Any] = answer[1]
+        return result
+    if answer[0] == "refused":
+        _, code, message, remedy, details = answer
+        raise EngramError(code, message, remedy, **details)
+    raise RuntimeError(f"the writer process failed on this save: {answer[1]}")
 
 
 def _answer(result: SaveResult | None, error: BaseException | None) -> tuple[Any, ...]:
@@ -349,7 +388,7 @@ def serve(sock: socket.socket, database: str) -> None:
                 _hold_still(sock, messages)
                 continue
             batch, hold = [first], False
-            while (more := messages.waiting()) is not None:  # at most one per request thread
+            while (more := messages.waiting()) is not None:  # at most one per request waiting
                 if more == "hold":
                     hold = True
                     break

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio.to_thread
 from starlette.routing import BaseRoute, Route
 
 from engram.http.exchange import Call, endpoint, reply
@@ -26,9 +27,13 @@ def save_project(call: Call, session_id: str | None) -> str:
     return single_project(call, explicit)
 
 
-@endpoint(body=True)
-def add(call: Call) -> Any:
-    """POST /observations — save one observation: 201 with the save result."""
+@endpoint(body=True, awaiting=True)
+async def add(call: Call) -> Any:
+    """POST /observations — save one observation: 201 with the save result.
+
+    Checked and drafted on the event loop (``call.store`` is the reader connection); the
+    writer process writes it while the loop serves other requests, else a worker thread does
+    on the server's own connection."""
     session_id = call.text("session_id")
     project = save_project(call, session_id)
     draft = save.draft_observation(
@@ -40,12 +45,11 @@ def add(call: Call) -> Any:
         tool_name=call.text("tool_name"),
     )
     writer = getattr(call.request.app.state, "writer", None)  # engram serve's writer process
-    written = writer.save(draft, project=project, session_id=session_id) if writer else None
+    written = await writer.save(draft, project=project, session_id=session_id) if writer else None
     if written is None:
-        saved = call.store.transact(
-            save.draft_writer(draft, project=project, session_id=session_id)
-        )
-        written = saved.to_dict()
+        store = call.request.app.state.store
+        write = save.draft_writer(draft, project=project, session_id=session_id)
+        written = (await anyio.to_thread.run_sync(store.transact, write)).to_dict()
     return reply({**written, "status": "saved"}, 201)
 
 

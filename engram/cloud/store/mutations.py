@@ -317,6 +317,31 @@ _INSERT_CHUNK = """
 """
 
 
+def _chunk_row(
+    project: str,
+    chunk_id: str,
+    content: bytes,
+    mutation_count: int,
+    *,
+    created_by: str,
+    origin: str,
+    claimed_by: str | None = None,
+    principal_id: str | None = None,
+) -> dict[str, Any]:
+    """The parameters of :data:`_INSERT_CHUNK` for one chunk."""
+    return {
+        "project": project,
+        "chunk_id": chunk_id,
+        "created_by": created_by,
+        "origin": origin,
+        "content": content,
+        "mutation_count": mutation_count,
+        "byte_size": len(content),
+        "claimed_by": claimed_by,
+        "principal_id": principal_id,
+    }
+
+
 def insert_chunk(
     conn: Conn,
     project: str,
@@ -331,21 +356,17 @@ def insert_chunk(
 ) -> bool:
     """Store a chunk attributed to ``created_by`` (the principal; ``claimed_by`` is what the
     pusher said, kept as a label); False when the project already holds that chunk id."""
-    cur = conn.execute(
-        _INSERT_CHUNK,
-        {
-            "project": project,
-            "chunk_id": chunk_id,
-            "created_by": created_by,
-            "origin": origin,
-            "content": content,
-            "mutation_count": mutation_count,
-            "byte_size": len(content),
-            "claimed_by": claimed_by,
-            "principal_id": principal_id,
-        },
+    row = _chunk_row(
+        project,
+        chunk_id,
+        content,
+        mutation_count,
+        created_by=created_by,
+        origin=origin,
+        claimed_by=claimed_by,
+        principal_id=principal_id,
     )
-    return cur.rowcount == 1
+    return conn.execute(_INSERT_CHUNK, row).rowcount == 1
 
 
 def insert_chunks(
@@ -359,24 +380,9 @@ def insert_chunks(
     """Store the chunks ``held`` (``(chunk_id, content, mutation_count)`` each) as
     :func:`insert_chunk` does, in one pipelined ``executemany`` (one round trip); a chunk id
     the project holds already is left as it is."""
+    rows = [_chunk_row(project, *chunk, created_by=created_by, origin=origin) for chunk in held]
     with conn.cursor() as cur:
-        cur.executemany(
-            _INSERT_CHUNK,
-            [
-                {
-                    "project": project,
-                    "chunk_id": chunk_id,
-                    "created_by": created_by,
-                    "origin": origin,
-                    "content": content,
-                    "mutation_count": count,
-                    "byte_size": len(content),
-                    "claimed_by": None,
-                    "principal_id": None,
-                }
-                for chunk_id, content, count in held
-            ],
-        )
+        cur.executemany(_INSERT_CHUNK, rows)
 
 
 _CHUNK_EXISTS = """

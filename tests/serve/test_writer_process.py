@@ -4,8 +4,10 @@ left behind when the server stops."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -231,6 +233,46 @@ def test_saves_go_on_when_the_writer_process_is_killed(tmp_path: Path) -> None:
     finally:
         err = server.stop()
     assert "the writer process stopped; saves are written by the server" in err
+
+
+def test_a_save_whose_client_hung_up_is_stored_once_and_the_server_goes_on(
+    tmp_path: Path,
+) -> None:
+    """Saves now wait for the writer's answer on the event loop: clients that close their
+    connection right after sending leave no waiting request behind, and each save is stored."""
+    server = _serving_atlas(tmp_path)
+    try:
+        for n in range(20):
+            body = json.dumps(
+                {"session_id": "atlas-s", "project": "atlas", "title": f"hung up {n}",
+                 "content": f"the client left before save {n} was answered"}
+            ).encode()  # fmt: skip
+            with socket.create_connection(("127.0.0.1", server.client.port)) as sock:
+                sock.sendall(
+                    b"POST /observations HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    b"Content-Type: application/json\r\n"
+                    + f"Content-Length: {len(body)}\r\n\r\n".encode()
+                    + body
+                )
+        answered = _note(server.client, 0, 0)
+        assert answered.status == 201, answered.json
+
+        def stored() -> list[str]:
+            with Store.open(server.sandbox.data_dir) as store:
+                return [
+                    row[0]
+                    for row in store.connection.execute(
+                        "SELECT title FROM observations WHERE project = 'atlas'"
+                        " AND title LIKE 'hung up %'"
+                    )
+                ]
+
+        _wait_for(lambda: len(stored()) == 20)
+        assert sorted(stored()) == sorted(f"hung up {n}" for n in range(20))
+        assert server.process.poll() is None
+    finally:
+        err = server.stop()
+    assert "Traceback" not in err
 
 
 def test_the_writer_process_ends_with_the_server(tmp_path: Path) -> None:

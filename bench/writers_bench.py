@@ -382,15 +382,14 @@ def _slashed(values: list[float], form: str) -> str:
     return " / ".join(format(value, form) for value in values)
 
 
-def _split(current: Round, writes: int) -> str:
-    """How a round's server CPU per write divides between the server process and its writer
-    process (empty when the server wrote the saves itself)."""
-    writer = current.server_cpu - current.own_cpu
-    if current.way != "writer process" or not writes:
+def _split(way: str, server_cpu: float, own_cpu: float, writes: int) -> str:
+    """How the server CPU per write divides between the server process and its writer process
+    (empty when the server wrote the saves itself)."""
+    if way != "writer process" or not writes:
         return ""
     return (
-        f" (the server {current.own_cpu / writes * 1000:.2f} ms, its writer process"
-        f" {writer / writes * 1000:.2f} ms)"
+        f" (the server {own_cpu / writes * 1000:.2f} ms, its writer process"
+        f" {(server_cpu - own_cpu) / writes * 1000:.2f} ms)"
     )
 
 
@@ -431,7 +430,7 @@ def report(size: int, args: argparse.Namespace, runs: list[Baselines], rounds: l
             f" writes in {current.wall:.1f} s = {current.rate:,.0f} writes/s, {ratio:.2f}x one"
             f" in-process writer ({baseline:,.0f}/s before and after){latency}; server CPU per"
             f" write {current.server_cpu / max(writes.timed, 1) * 1000:.2f} ms"
-            f"{_split(current, writes.timed)}; load {current.load:.2f}"
+            f"{_split(current.way, current.server_cpu, current.own_cpu, writes.timed)}; load {current.load:.2f}"
         )
     for way in args.ways:
         mine = [r for r in rounds if r.way == way]
@@ -449,7 +448,7 @@ def report(size: int, args: argparse.Namespace, runs: list[Baselines], rounds: l
                 f"  client latency p50 {statistics.median(latencies):.1f} ms,"
                 f" p95 {p95(latencies):.1f} ms; server CPU per write (its writer's included)"
                 f" {server_cpu / max(acked, 1) * 1000:.2f} ms"
-                f"{_split(Round(Writes(), 0.0, server_cpu, own_cpu, 0.0, way), acked)}"
+                f"{_split(way, server_cpu, own_cpu, acked)}"
             )
     errors = sum(len(r.writes.errors) for r in rounds)
     print(f"errors: {errors}; load average at the end: {load_average()}")

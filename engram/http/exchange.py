@@ -157,10 +157,10 @@ def endpoint(
             try:
                 guard.check_token(request, token)
                 payload = await _read_body(request, limit, parse) if body else None
-                if inline:
+                if inline or awaiting:
                     result = route(Call(request, request.app.state.reader, payload))
-                elif awaiting:
-                    result = await route(Call(request, request.app.state.reader, payload))
+                    if awaiting:
+                        result = await result
                 else:
                     call = Call(request, request.app.state.store, payload)
                     result = await anyio.to_thread.run_sync(route, call)

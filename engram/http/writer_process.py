@@ -135,16 +135,11 @@ class _Messages:
 class _Waiting:
     """A thread waiting for the writer to hold still."""
 
-    __slots__ = ("answer", "wake")
+    __slots__ = ("wake",)
 
     def __init__(self) -> None:
         self.wake = _thread.allocate_lock()
         self.wake.acquire()
-        self.answer: tuple[Any, ...] | None = None
-
-    def deliver(self, answer: tuple[Any, ...] | None) -> None:
-        self.answer = answer
-        self.wake.release()
 
 
 class _Awaiting:
@@ -249,30 +244,22 @@ class WriterProcess:
         """
         if not self.ready:
             return None
-        awaiting = _Awaiting(asyncio.get_running_loop())
-        if not self._hand_over(awaiting, draft, project, session_id):
-            return None
-        return _result(await awaiting.future)
-
-    def _hand_over(
-        self, waiting: _Awaiting, draft: Draft, project: str, session_id: str | None
-    ) -> bool:
-        """Send the draft (with its vector) to the writer; False when the pipe is closed."""
         vector = None
         if self._embed is not None:
             from engram.semantic.embedder import document_text
 
             made = self._embed([document_text(draft.title.text, draft.body.text)])
             vector = (made[0], made[1][0]) if made else None
+        awaiting = _Awaiting(asyncio.get_running_loop())
         with self._mutex:
             self._last_id += 1
             request = self._last_id
-            self._waiting[request] = waiting
+            self._waiting[request] = awaiting
         if not self._tell((request, draft, project, session_id, vector)):
             with self._mutex:
                 self._waiting.pop(request, None)
-            return False
-        return True
+            return None
+        return _result(await awaiting.future)
 
     @contextlib.contextmanager
     def turn(self) -> Iterator[None]:
@@ -328,10 +315,12 @@ class WriterProcess:
                 file=sys.stderr,
             )
         with self._mutex:
-            orphans: list[_Waiting | _Awaiting] = [*self._waiting.values(), *self._holding]
-            self._waiting, self._holding = {}, []
-        for orphan in orphans:
-            orphan.deliver(None)
+            orphans, self._waiting = self._waiting, {}
+            held, self._holding = self._holding, []
+        for orphan in orphans.values():
+            orphan.deliver(None)  # the caller saves it itself
+        for turn in held:
+            turn.wake.release()
 
     def close(self, timeout: float = 10.0) -> None:
         """Stop the writer: it answers what it was handed, then exits (killed after

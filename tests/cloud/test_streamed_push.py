@@ -14,9 +14,8 @@ from engram.cloud.push_stream import SLICE, STREAMED_ABOVE
 from tests.cloud.conftest import ADMIN_TOKEN, SYNC_TOKEN, CloudServer
 from tests.cloud.entries import observation
 
-BIG = (
-    STREAMED_ABOVE + 2 * SLICE
-)  # streamed: a refusal in the last slice comes after five were written
+# Streamed: a refusal in the last slice comes after five were written.
+BIG = STREAMED_ABOVE + 2 * SLICE
 
 
 def _push(client: httpx.Client, entries: list[dict[str, Any]]) -> httpx.Response:

@@ -7,12 +7,20 @@ sync module's own reader (gzip, header, line count, SHA-256 of the content = its
 from __future__ import annotations
 
 from collections.abc import Iterable
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import repeat
 
 from engram.errors import EngramError
-from engram.sync.chunk import Chunk, EncodedChunk, encode_chunk, read_chunk
+from engram.sync.chunk import (
+    ID_LENGTH,
+    Chunk,
+    EncodedChunk,
+    chunk_content,
+    gzip_content,
+    read_chunk,
+)
 from engram.sync.mutation import Mutation, dump_payload, payload_text
 
 
@@ -31,18 +39,31 @@ def _now() -> str:
 @dataclass(frozen=True, slots=True)
 class OriginChunk:
     """The chunk of one origin's mutations, with each payload's JSON text kept for the insert
-    (each payload is serialized once, for both)."""
+    (each payload is serialized once, for both). Its id is known at once; its gzipped bytes
+    may still be in the making on another thread (:meth:`data` waits for them)."""
 
-    chunk: EncodedChunk
+    id: str
+    sha256: str
     mutations: list[Mutation]
     payloads: list[str]
+    gzipped: bytes | Future[bytes]
+
+    def data(self) -> bytes:
+        """The chunk's gzipped bytes."""
+        held = self.gzipped
+        return held if isinstance(held, bytes) else held.result()
 
 
 def chunks_by_origin(
-    mutations: Iterable[Mutation], texts: Iterable[str | None] | None = None
+    mutations: Iterable[Mutation],
+    texts: Iterable[str | None] | None = None,
+    *,
+    gzip_on: Executor | None = None,
 ) -> list[OriginChunk]:
     """One chunk per origin, mutations in the order given. ``texts``: each one's
-    :meth:`Mutation.to_json` line as it came (:func:`canonical_text`), or None to write it."""
+    :meth:`Mutation.to_json` line as it came (:func:`canonical_text`), or None to write it.
+    ``gzip_on``: the executor that gzips each chunk while the caller goes on (zlib runs
+    without the GIL); without one, each is gzipped here."""
     groups: dict[str, tuple[list[Mutation], list[str], list[str]]] = {}
     known = repeat(None) if texts is None else texts
     for mutation, text in zip(mutations, known, strict=texts is not None):
@@ -58,15 +79,20 @@ def chunks_by_origin(
         group[1].append(payload)
         group[2].append(text)
     created = _now()
-    return [
-        OriginChunk(encode_chunk(origin, created, lines), group, payloads)
-        for origin, (group, payloads, lines) in groups.items()
-    ]
+    made = []
+    for origin, (batch, payloads, lines) in groups.items():
+        raw, digest = chunk_content(origin, created, lines)
+        gzipped = gzip_content(raw) if gzip_on is None else gzip_on.submit(gzip_content, raw)
+        made.append(OriginChunk(digest[:ID_LENGTH], digest, batch, payloads, gzipped))
+    return made
 
 
 def encode_by_origin(mutations: Iterable[Mutation]) -> list[tuple[EncodedChunk, list[Mutation]]]:
     """One chunk per origin, mutations in the order given."""
-    return [(c.chunk, c.mutations) for c in chunks_by_origin(mutations)]
+    return [
+        (EncodedChunk(c.id, c.sha256, c.data(), len(c.mutations)), c.mutations)
+        for c in chunks_by_origin(mutations)
+    ]
 
 
 def decode(chunk_id: str, content: bytes) -> Chunk:

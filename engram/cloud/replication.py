@@ -147,10 +147,10 @@ def _materialize(
             group.mutations,
             created_by=principal.label,
             principal_id=principal.id,
-            chunk_id=group.chunk.id,
+            chunk_id=group.id,
             payloads=group.payloads,
         )
-        chunk_ids.append(group.chunk.id)
+        chunk_ids.append(group.id)
     store_chunks(conn, project, groups, principal)
     return last, chunk_ids
 

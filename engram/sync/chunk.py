@@ -71,6 +71,13 @@ class EncodedChunk:
 
 def encode_chunk(origin: str, created_at: str, lines: Sequence[str]) -> EncodedChunk:
     """Build a chunk from mutation lines (each :meth:`Mutation.to_json`, no newline)."""
+    raw, digest = chunk_content(origin, created_at, lines)
+    return EncodedChunk(digest[:ID_LENGTH], digest, gzip_content(raw), len(lines))
+
+
+def chunk_content(origin: str, created_at: str, lines: Sequence[str]) -> tuple[bytes, str]:
+    """A chunk's content before gzip (its header, then ``lines``) and its SHA-256, in hex (its
+    first :data:`ID_LENGTH` characters are the chunk's id)."""
     header = json.dumps(
         {
             "engram_chunk": FORMAT_VERSION,
@@ -81,9 +88,12 @@ def encode_chunk(origin: str, created_at: str, lines: Sequence[str]) -> EncodedC
         separators=(",", ":"),
     )
     raw = "\n".join([header, *lines]).encode("utf-8") + b"\n"
-    digest = hashlib.sha256(raw).hexdigest()
-    data = gzip.compress(raw, compresslevel=2, mtime=0)  # 4x faster than 6, ~12% larger
-    return EncodedChunk(digest[:ID_LENGTH], digest, data, len(lines))
+    return raw, hashlib.sha256(raw).hexdigest()
+
+
+def gzip_content(raw: bytes) -> bytes:
+    """A chunk's content gzipped as every chunk is (zlib lets other threads run meanwhile)."""
+    return gzip.compress(raw, compresslevel=2, mtime=0)  # 4x faster than 6, ~12% larger
 
 
 def chunk_id_from_name(file_name: str) -> str | None:

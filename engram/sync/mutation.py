@@ -17,7 +17,6 @@ import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import repeat
 from json.encoder import (  # type: ignore[attr-defined]  # the C encoder is not in the stubs
     c_make_encoder,
     encode_basestring,  # what json.dumps(ensure_ascii=False) uses
@@ -315,18 +314,17 @@ _FIELD_CHECKS = {
     )
     for entity, fields in UPSERT_FIELDS.items()
 }
-_FIELD_NAMES = {entity: tuple(fields) for entity, fields in UPSERT_FIELDS.items()}
-# Per entity, the field type shapes (one type per field of _FIELD_NAMES) that passed
+# Per entity, the payload shapes (its keys, then their values' types) that passed
 # _check_field_types: the check depends on nothing else. Valid shapes are few (each optional
 # field is null or not); the cap only bounds a client sending odd ones.
-_PASSED_SHAPES: dict[str, set[tuple[type, ...]]] = {entity: set() for entity in UPSERT_FIELDS}
+_PASSED_SHAPES: dict[str, set[tuple[object, ...]]] = {entity: set() for entity in UPSERT_FIELDS}
 _MAX_SHAPES = 4096
 
 
 def _check_upsert(entity: str, key: str, payload: dict[str, Any]) -> None:
-    names = _FIELD_NAMES[entity]
-    # The payload's field types, absent ones as _Missing: a shape seen passing passes again.
-    shape = tuple(map(type, map(payload.get, names, repeat(_MISSING, len(names)))))
+    # The payload's keys, then their values' types: the field check depends on nothing else,
+    # so a shape seen passing passes again.
+    shape = (*payload, *map(type, payload.values()))
     passed = _PASSED_SHAPES[entity]
     if shape not in passed:
         _check_field_types(entity, payload)

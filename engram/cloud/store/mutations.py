@@ -21,9 +21,11 @@ from psycopg.rows import tuple_row
 from engram.cloud.store.db import Conn
 from engram.sync.mutation import Mutation, dump_payload
 
-_ENSURE_PROJECT = """
+# The new row is this transaction's until it commits: another push's FOR UPDATE waits for it.
+_CREATE_PROJECT = """
     INSERT INTO cloud_projects (name) VALUES (%(project)s)
     ON CONFLICT (name) DO NOTHING
+    RETURNING sync_enabled, last_seq
 """
 
 _LOCK_PROJECT = """
@@ -91,9 +93,14 @@ def lock_existing_project(conn: Conn, project: str) -> LockedProject | None:
 def lock_project(conn: Conn, project: str) -> LockedProject:
     """Create the project row if needed and lock it until the transaction ends."""
     # Locked first: a known project (every push after its first) costs one round trip.
-    row = conn.execute(_LOCK_PROJECT, {"project": project}).fetchone()
+    return lock_existing_project(conn, project) or create_project(conn, project)
+
+
+def create_project(conn: Conn, project: str) -> LockedProject:
+    """Create the project's row, held until the transaction ends (or, when another push has
+    just created it, lock that one)."""
+    row = conn.execute(_CREATE_PROJECT, {"project": project}).fetchone()
     if row is None:
-        conn.execute(_ENSURE_PROJECT, {"project": project})
         row = conn.execute(_LOCK_PROJECT, {"project": project}).fetchone()
     assert row is not None
     return LockedProject(bool(row["sync_enabled"]), int(row["last_seq"]))

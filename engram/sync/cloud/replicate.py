@@ -104,17 +104,23 @@ def send_batches(
     client: CloudClient, project: str, mutations: Sequence[Mutation]
 ) -> Iterator[tuple[PushBatch, dict[str, Any]]]:
     """Push ``mutations`` in their batches, one request at a time and in order, each with the
-    server's answer; a thread makes batch N+1 (its lines) while batch N is in flight, so the
-    server waits for the client only for the first. A failed request raises at once: nothing
-    after it is sent."""
+    server's answer. The first batch is made here; when more follow, a thread makes batch N+1
+    (its lines) while batch N is in flight, so the server waits for the client only for the
+    first. A failed request raises at once: nothing after it is sent."""
+    batches = push_batches(mutations)
+    batch = next(batches, None)
+    if batch is None:
+        return
+    if len(batch) == len(mutations):  # one request (most pushes): no thread to start and join
+        yield batch, client.push_mutations(project, batch, batch.lines)
+        return
     from concurrent.futures import ThreadPoolExecutor  # ~14 ms to import: only a push needs it
 
-    batches = push_batches(mutations)
     with ThreadPoolExecutor(1, thread_name_prefix="engram-push-batches") as maker:
-        upcoming = maker.submit(next, batches, None)
-        while (batch := upcoming.result()) is not None:
+        while batch is not None:
             upcoming = maker.submit(next, batches, None)
             yield batch, client.push_mutations(project, batch, batch.lines)
+            batch = upcoming.result()
 
 
 def _cursors(mutations: Sequence[Mutation], floor: int) -> list[int]:

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 
@@ -37,12 +38,15 @@ from engram.cloud import chunks
 from engram.cloud.auth import Principal
 from engram.cloud.new_projects import require_not_a_variant
 from engram.cloud.problems import CloudProblem
+from engram.cloud.push_arrival import NotFramed
 from engram.cloud.store import mutations
 from engram.cloud.store.db import Conn
 from engram.cloud.wire import parse_entry
 from engram.sync import json_body
 from engram.sync.mutation import Mutation, canonical_text
 from engram.sync.trust import TrustGate
+
+T = TypeVar("T")
 
 # Batches of more entries than this stream; smaller ones take the checked push (the project's
 # lock would be held through their validation for little overlap; pushes to one project from
@@ -61,16 +65,32 @@ GZIP_THREADS = 2
 
 
 def slices(count: int) -> list[range]:
-    """The slices a streamed batch of ``count`` entries is taken in: :data:`SLICE` entries
-    each, but the last :data:`LAST_SLICE`, which are a slice of their own; a remainder of
-    less than half a slice joins the slice before it (no chunk of a few rows)."""
-    body = count - LAST_SLICE
-    if body < SLICE // 2:
-        return [range(count)] if count else []
-    starts = list(range(0, body, SLICE))
-    if len(starts) > 1 and body - starts[-1] < SLICE // 2:
-        starts.pop()
-    return [range(low, high) for low, high in itertools.pairwise([*starts, body, count])]
+    """The slices a streamed batch of ``count`` entries is taken in (see :func:`slices_of`)."""
+    ranges, low = [], 0
+    for taken in slices_of(iter(range(count))):
+        ranges.append(range(low, low + len(taken)))
+        low += len(taken)
+    return ranges
+
+
+def slices_of(entries: Iterator[T]) -> Iterator[list[T]]:
+    """``entries`` in the slices a streamed push takes them in, each as soon as it is known
+    to be one: :data:`SLICE` entries each, but the last :data:`LAST_SLICE`, which are a slice
+    of their own; a remainder of less than half a slice joins the slice before it (no chunk of
+    a few rows), and a batch of fewer than that and the last slice together is one slice."""
+    ahead = SLICE + LAST_SLICE + SLICE // 2  # held back until it is sure not to be the tail
+    held: list[T] = []
+    for entry in entries:
+        held.append(entry)
+        if len(held) == ahead:
+            yield held[:SLICE]
+            del held[:SLICE]
+    if len(held) < LAST_SLICE + SLICE // 2:
+        if held:
+            yield held
+        return
+    yield held[:-LAST_SLICE]
+    yield held[-LAST_SLICE:]
 
 
 @functools.cache
@@ -86,19 +106,23 @@ class _LeftToTheCheckedPush(Exception):
 
 
 def push_streamed(
-    conn: Conn, principal: Principal, project: str, entries: list[Any]
+    conn: Conn, principal: Principal, project: str, entries: Iterable[Any]
 ) -> dict[str, Any] | None:
-    """Store the batch ``entries`` (decoded objects, or each one's JSON text) and return the
-    push's answer; None, with nothing stored, when the checked push must decide: a batch of
-    :data:`STREAMED_ABOVE` entries or less, one it would refuse, or one holding a mutation the
-    log stores already (its unique key ends the ``COPY``; the checked push counts the
-    duplicates)."""
-    if len(entries) <= STREAMED_ABOVE:
-        return None
+    """Store the batch ``entries`` (decoded objects, or each one's JSON text, taken as they
+    come: see :mod:`engram.cloud.push_arrival`) and return the push's answer; None, with
+    nothing stored, when the checked push must decide: a batch of :data:`STREAMED_ABOVE`
+    entries or less, one it would refuse, one that stops being in the one-entry-per-line
+    layout, or one holding a mutation the log stores already (its unique key ends the
+    ``COPY``; the checked push counts the duplicates). A problem of the body itself (it
+    stalls, grows too large, is cut off) is raised, with nothing stored."""
+    arriving = iter(entries)
     try:
+        first = list(itertools.islice(arriving, STREAMED_ABOVE + 1))
+        if len(first) <= STREAMED_ABOVE:
+            return None
         with conn.transaction():  # a savepoint: a stream given up leaves nothing behind
-            return _stream(conn, principal, project, entries)
-    except (_LeftToTheCheckedPush, psycopg.errors.UniqueViolation):
+            return _stream(conn, principal, project, itertools.chain(first, arriving))
+    except (_LeftToTheCheckedPush, NotFramed, psycopg.errors.UniqueViolation):
         return None
 
 
@@ -116,18 +140,22 @@ def _locked(conn: Conn, project: str) -> mutations.LockedProject:
     return locked
 
 
-def _stream(conn: Conn, principal: Principal, project: str, entries: list[Any]) -> dict[str, Any]:
+def _stream(
+    conn: Conn, principal: Principal, project: str, entries: Iterator[Any]
+) -> dict[str, Any]:
     locked = _locked(conn, project)
     known: set[tuple[str, int]] = set()  # a repeat within the batch is kept once
     gate = TrustGate.for_projects({project}, "push")
     stored: list[chunks.OriginChunk] = []
+    taken = 0
     with mutations.appending(
         conn, project, locked.last_seq, created_by=principal.label, principal_id=principal.id
     ) as log:
-        for piece in slices(len(entries)):
-            fresh = _fresh_slice(entries, piece, gate, known)
+        for piece in slices_of(entries):
+            fresh = _fresh_slice(piece, taken, gate, known)
             if fresh is None:
                 raise _LeftToTheCheckedPush
+            taken += len(piece)
             for group in chunks.chunks_by_origin(*fresh, gzip_on=_gzipper()):
                 log.write(group.mutations, group.payloads, group.id)
                 stored.append(group)
@@ -136,7 +164,7 @@ def _stream(conn: Conn, principal: Principal, project: str, entries: list[Any]) 
     return {
         "project": project,
         "accepted": accepted,
-        "duplicates": len(entries) - accepted,
+        "duplicates": taken - accepted,
         "last_seq": log.last_seq,
         "chunks": [group.id for group in stored],
     }
@@ -157,15 +185,16 @@ def store_chunks(
 
 
 def _fresh_slice(
-    entries: list[Any], piece: range, gate: TrustGate, known: set[tuple[str, int]]
+    piece: list[Any], first: int, gate: TrustGate, known: set[tuple[str, int]]
 ) -> tuple[list[Mutation], list[str | None]] | None:
-    """The validated mutations of the ``piece`` of ``entries`` not ``known`` (the first of
-    each id), and the canonical line each came as (entries still JSON text: see
-    :func:`canonical_text`); None at the first entry the checked push would refuse."""
+    """The validated mutations of the entries ``piece`` (the batch's from index ``first``)
+    not ``known`` (the first of each id), and the canonical line each came as (entries still
+    JSON text: see :func:`canonical_text`); None at the first entry the checked push would
+    refuse."""
     loads = json_body.fast_loads() or json_body.loads
     fresh, texts = [], []
-    for index in piece:
-        entry, text = entries[index], None
+    for index, entry in enumerate(piece, first):
+        text = None
         try:
             if type(entry) is bytes:
                 line, entry = entry, loads(entry)

@@ -21,6 +21,7 @@ from engram.cloud import chunks
 from engram.cloud.auth import Principal
 from engram.cloud.new_projects import require_not_a_variant
 from engram.cloud.problems import CloudProblem, invalid
+from engram.cloud.push_arrival import ArrivingPush
 from engram.cloud.push_stream import push_streamed, store_chunks
 from engram.cloud.store import mutations, projects
 from engram.cloud.store.db import Conn
@@ -171,15 +172,16 @@ def push_mutations(
     return streamed if streamed is not None else _push_checked(conn, principal, project, body)
 
 
-def push_framed(
-    conn: Conn, principal: Principal, project: str, raw: bytes | bytearray, lines: list[bytes]
+def push_arriving(
+    conn: Conn, principal: Principal, project: str, body: ArrivingPush
 ) -> dict[str, Any]:
-    """:func:`push_mutations` of a body laid out one entry per line (``lines``: each entry's
-    JSON text, parsed as the stream reaches it; the checked push parses the whole ``raw``)."""
-    streamed = push_streamed(conn, principal, project, lines)
+    """:func:`push_mutations` of a body in the one-entry-per-line layout, its entries stored
+    as they arrive (:mod:`engram.cloud.push_arrival`); the checked push reads it whole when
+    the stream gives up. Raises the body's problem (408, 413, 400) with nothing stored."""
+    streamed = push_streamed(conn, principal, project, body.entries())
     if streamed is not None:
         return streamed
-    return _push_checked(conn, principal, project, json_object(raw))
+    return _push_checked(conn, principal, project, json_object(body.whole()))
 
 
 def _push_checked(

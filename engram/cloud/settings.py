@@ -19,6 +19,8 @@ DEFAULT_PORT = 8080
 DEFAULT_MAX_PUSH_BYTES = 8 * 1024 * 1024
 # Postgres connections one server process may hold (docs/cloud.md, "Sizing").
 DEFAULT_POOL_SIZE = 10
+DEFAULT_BODY_STALL_S = 10
+DEFAULT_BODY_DEADLINE_S = 120
 # Placeholders from docs and examples: a server started with one of these is not secured.
 _DEFAULT_SECRETS = frozenset(
     {
@@ -44,6 +46,10 @@ class CloudSettings:
     host: str = "127.0.0.1"
     port: int = DEFAULT_PORT
     max_push_bytes: int = DEFAULT_MAX_PUSH_BYTES
+    # A push's body may stop arriving this long, and take this long in all (seconds): while
+    # it arrives, the push holds a database connection (engram.cloud.push_arrival).
+    body_stall_s: int = DEFAULT_BODY_STALL_S
+    body_deadline_s: int = DEFAULT_BODY_DEADLINE_S
     pool_size: int = DEFAULT_POOL_SIZE
     allowed_projects: tuple[str, ...] = ()
     insecure: bool = False
@@ -100,6 +106,12 @@ class CloudSettings:
             port=_int_setting(env, "ENGRAM_PORT", DEFAULT_PORT, 1, 65535),
             max_push_bytes=_int_setting(
                 env, "ENGRAM_CLOUD_MAX_PUSH_BYTES", DEFAULT_MAX_PUSH_BYTES, 1024, 1 << 30
+            ),
+            body_stall_s=_int_setting(
+                env, "ENGRAM_CLOUD_BODY_STALL_S", DEFAULT_BODY_STALL_S, 1, 600
+            ),
+            body_deadline_s=_int_setting(
+                env, "ENGRAM_CLOUD_BODY_DEADLINE_S", DEFAULT_BODY_DEADLINE_S, 1, 3600
             ),
             pool_size=_int_setting(env, "ENGRAM_CLOUD_POOL_SIZE", DEFAULT_POOL_SIZE, 2, 500),
             allowed_projects=allowed,

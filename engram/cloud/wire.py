@@ -8,10 +8,10 @@ accepts exactly what a replica can apply.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from engram.cloud.problems import invalid
-from engram.nul_guard import body_holds_nul, body_may_hold_nul
+from engram.nul_guard import body_holds_nul
 from engram.sync import json_body
 from engram.sync.mutation import MalformedMutation, Mutation, parse_mutation
 
@@ -60,44 +60,3 @@ def json_object(body: bytes | bytearray) -> dict[str, Any]:
     if body_holds_nul(body, parsed):
         raise invalid("nul_byte", "the body holds a NUL character; nothing was stored")
     return parsed
-
-
-_HEAD_END = b',"entries":['
-_ENTRIES_END = b"\n]}"
-
-
-class FramedPush(NamedTuple):
-    """A push body laid out one entry per line: its project and its entries' JSON texts."""
-
-    project: Any
-    entries: list[bytes]
-
-
-def framed_push(raw: bytes | bytearray) -> FramedPush | None:
-    """A push body laid out one entry per line (``{"project":...,"entries":[``, a newline, the
-    entries each followed by a comma and a newline but the last, a newline and ``]}``: what
-    :func:`engram.sync.cloud.client.push_body` writes), its entries still to be parsed; None
-    for any other layout, and for a body that may hold a NUL (:func:`json_object` decides).
-
-    A JSON string holds no raw newline, so ``,\\n`` only ever stands between values: the body
-    means the head's project and the entries' values in order, whatever the entries hold (a
-    text that is not one JSON value is refused when it is parsed, and the whole body then
-    decides)."""
-    if json_body.fast_loads() is None or body_may_hold_nul(raw):
-        return None
-    body = bytes(raw)
-    head_end, tail = body.find(b"\n"), body.rfind(_ENTRIES_END)
-    if head_end < 0 or tail <= head_end or body[tail + len(_ENTRIES_END) :].strip():
-        return None
-    head = body[:head_end]
-    if not head.endswith(_HEAD_END):
-        return None
-    try:
-        parsed = json_body.loads(head + b"]}")
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(parsed, dict) or parsed.keys() != {"project", "entries"}:
-        return None
-    if parsed["entries"]:
-        return None
-    return FramedPush(parsed["project"], body[head_end + 1 : tail].split(b",\n"))

@@ -6,14 +6,16 @@ no project created by a refused first push, and every value exact."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx2 as httpx
 import psycopg
 
+from engram.cloud.push_arrival import ArrivingPush, NotFramed, framed_project
 from engram.cloud.push_stream import SLICE, STREAMED_ABOVE, slices
-from engram.cloud.wire import framed_push
 from engram.sync.cloud.client import push_body
 from engram.sync.mutation import Mutation
 from tests.cloud.conftest import ADMIN_TOKEN, SYNC_TOKEN, CloudServer
@@ -22,10 +24,32 @@ from tests.cloud.entries import observation
 BIG = STREAMED_ABOVE + 2 * SLICE  # streamed: a refusal in the last slice comes after the others
 
 
+def _framed(body: bytes, piece: int = 64 * 1024) -> tuple[Any, list[bytes]] | None:
+    """The project and entry lines the server takes from ``body`` as it arrives in pieces of
+    ``piece`` bytes; None when it reads the body whole instead."""
+    arriving = ArrivingPush(len(body) + 1, stall_s=5, deadline_s=30)
+
+    async def pieces() -> AsyncIterator[bytes]:
+        for start in range(0, len(body), piece):
+            yield body[start : start + piece]
+
+    async def first_line() -> bytes | None:
+        await arriving.receive(pieces())
+        return await arriving.head()
+
+    head = asyncio.run(first_line())
+    if head is None:
+        return None
+    try:
+        return framed_project(head), list(arriving.entries())
+    except NotFramed:
+        return None
+
+
 def _body(project: str, entries: list[dict[str, Any]]) -> bytes:
     # Each line as the client writes it (Mutation.to_json), unchecked: a refusal is the server's.
     body = push_body(project, [Mutation(**e) for e in entries])
-    assert framed_push(body) is not None  # the layout the stream parses line by line
+    assert _framed(body) is not None  # the layout the stream parses line by line
     return body
 
 
@@ -132,18 +156,23 @@ def test_entries_the_lines_cannot_carry_exactly_are_decided_by_the_whole_body(
     assert len(_pulled(client)) == 2 * BIG
 
 
-def test_only_the_exact_layout_is_framed() -> None:
-    entries = [observation("a", 1), observation("a", 2)]
+def test_only_the_exact_layout_is_framed_in_pieces_of_any_size() -> None:
+    entries = [observation("a", 1), observation("a", 2), observation("a", 3)]
     body = _body("p", entries)
-    framed = framed_push(body)
-    assert framed is not None and framed.project == "p"
-    assert [json.loads(e) for e in framed.entries] == entries
     compact = json.dumps({"project": "p", "entries": entries}, separators=(",", ":")).encode()
-    for other in (
+    others = (
         compact,  # one line: the whole body is parsed at once
         body.replace(b'{"project":"p",', b'{"project":"p","created_by":"x",', 1),  # another key
         body + b"{}",  # something after the body
         body.replace(b"\n]}", b"\n]", 1),  # not closed
         body.replace(b'"project":"p"', b'"project":"p\\u0000"', 1),  # a NUL: refused whole
-    ):
-        assert framed_push(other) is None, other[:80]
+        body.replace(b'"title":"', b'"title":"\\u0000', 1),  # a NUL in an entry
+        body.replace(b",\n", b",\n\n", 1),  # an empty line between two entries
+        push_body("p", []),  # no entries: the checked push refuses the empty batch
+    )
+    for piece in (1, 2, 3, 7, 100, 4096, len(body)):  # a separator split across pieces too
+        framed = _framed(body, piece)
+        assert framed is not None and framed[0] == "p"
+        assert [json.loads(e) for e in framed[1]] == entries
+        for other in others:
+            assert _framed(other, piece) is None, (piece, other[:80])

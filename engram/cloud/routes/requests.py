@@ -7,7 +7,7 @@ Routes are small async functions: read the request, call one operation in the th
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from starlette.concurrency import run_in_threadpool
@@ -31,6 +31,26 @@ class CloudContext:
 
     settings: CloudSettings
     store: CloudStore
+    # Pushes stored while their body arrives, at most (each holds a pooled connection while
+    # the client sends): half the pool. Past that, a push's body is read whole first.
+    arriving: Slots = field(default_factory=lambda: Slots(0))
+
+
+class Slots:
+    """A count of places, taken and given back on the event loop (no lock needed)."""
+
+    def __init__(self, places: int) -> None:
+        self.free = places
+
+    def take(self) -> bool:
+        """Take a place when there is one."""
+        if self.free <= 0:
+            return False
+        self.free -= 1
+        return True
+
+    def give_back(self) -> None:
+        self.free += 1
 
 
 def context(request: Request) -> CloudContext:
@@ -44,11 +64,16 @@ async def read_json(request: Request, limit: int) -> dict[str, Any]:
     return json_object(await read_body(request, limit))
 
 
-async def read_body(request: Request, limit: int) -> bytearray:
-    """The body's bytes, refusing more than ``limit`` with 413."""
+def refuse_declared_over(request: Request, limit: int) -> None:
+    """413 at once for a body whose ``Content-Length`` says it holds more than ``limit``."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
         raise too_large(limit)
+
+
+async def read_body(request: Request, limit: int) -> bytearray:
+    """The body's bytes, refusing more than ``limit`` with 413."""
+    refuse_declared_over(request, limit)
     body = bytearray()
     async for piece in request.stream():
         body.extend(piece)

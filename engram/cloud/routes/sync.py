@@ -6,6 +6,7 @@ Header-auth only. Pushes honour ``ENGRAM_CLOUD_MAX_PUSH_BYTES`` (413) and pause 
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from starlette.requests import Request
@@ -14,36 +15,62 @@ from starlette.routing import BaseRoute, Route
 
 from engram.cloud import replication
 from engram.cloud.auth import Principal
+from engram.cloud.push_arrival import ArrivingPush, NotFramed, framed_project
 from engram.cloud.routes.requests import (
     admitted_work,
     context,
     int_param,
     project_param,
-    read_body,
     read_json,
+    refuse_declared_over,
 )
 from engram.cloud.store.db import Conn
-from engram.cloud.wire import framed_push, json_object
+from engram.cloud.wire import json_object
 
 
 async def push_mutations(request: Request) -> JSONResponse:
     ctx = context(request)
-    raw = await read_body(request, ctx.settings.max_push_bytes)
-    framed = framed_push(raw)
-    if framed is not None:  # engram's own client: entries are parsed as the push streams
-        project = project_param(framed.project)
+    settings = ctx.settings
+    refuse_declared_over(request, settings.max_push_bytes)
+    body = ArrivingPush(settings.max_push_bytes, settings.body_stall_s, settings.body_deadline_s)
+    receiving = asyncio.ensure_future(body.receive(aiter(request.stream())))
+    streaming = False
+    try:
+        project = await _framed_project(body)
+        if project is None:  # another layout: the whole body, parsed, then the checked push
+            await body.arrived()
+            parsed = json_object(body.whole())
+            project = project_param(parsed.get("project"))
 
-        def push(conn: Conn, principal: Principal) -> dict[str, Any]:
-            assert framed is not None
-            return replication.push_framed(conn, principal, project, raw, framed.entries)
-    else:
-        body = json_object(raw)
-        project = project_param(body.get("project"))
+            def push(conn: Conn, principal: Principal) -> dict[str, Any]:
+                return replication.push_mutations(conn, principal, project, parsed)
+        else:  # engram's own client: entries are stored as they arrive
+            streaming = ctx.arriving.take()
+            if not streaming:  # every streaming place is taken: the body comes in first
+                await body.arrived()
+            framed = project
 
-        def push(conn: Conn, principal: Principal) -> dict[str, Any]:
-            return replication.push_mutations(conn, principal, project, body)
+            def push(conn: Conn, principal: Principal) -> dict[str, Any]:
+                return replication.push_arriving(conn, principal, framed, body)
 
-    return JSONResponse(await admitted_work(request, "mutations_push", project, push))
+        return JSONResponse(await admitted_work(request, "mutations_push", project, push))
+    finally:
+        if streaming:
+            ctx.arriving.give_back()
+        await receiving  # a refusal is answered after the body (the client reads it)
+
+
+async def _framed_project(body: ArrivingPush) -> str | None:
+    """The project named by a body in the one-entry-per-line layout, once its first line has
+    arrived; None for any other layout."""
+    head = await body.head()
+    if head is None:
+        return None
+    try:
+        named = framed_project(head)
+    except NotFramed:
+        return None
+    return project_param(named)
 
 
 async def pull_mutations(request: Request) -> Response:

@@ -15,13 +15,19 @@ import logging
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
 from engram.sync import json_body
 from engram.sync.cloud.config import Remote
-from engram.sync.cloud.connection import Answer, KeptConnection, Redirected, needs_urllib
+from engram.sync.cloud.connection import (
+    Answer,
+    Body,
+    KeptConnection,
+    Redirected,
+    needs_urllib,
+)
 from engram.sync.mutation import Mutation
 
 log = logging.getLogger("engram.autosync")
@@ -103,6 +109,12 @@ class CloudClient:
         data = push_body(project, mutations, lines)
         return self._retried("POST", "/sync/mutations/push", data=data)
 
+    def push_pieces(self, body: Iterable[bytes]) -> dict[str, Any]:
+        """Push a body sent in pieces as it is made (chunked; ``body`` can be iterated again
+        for a retry: see :class:`engram.sync.cloud.replicate.PushBody`); retried as
+        :meth:`push_mutations` is."""
+        return self._retried("POST", "/sync/mutations/push", data=body)
+
     def pull_mutations(self, project: str, since: int, limit: int = PULL_PAGE) -> dict[str, Any]:
         query = {"project": project, "since": since, "limit": limit}
         return self._retried("GET", "/sync/mutations/pull", query=query)
@@ -116,7 +128,7 @@ class CloudClient:
         path: str,
         *,
         query: dict[str, Any] | None = None,
-        data: bytes | None = None,
+        data: Body | None = None,
     ) -> dict[str, Any]:
         """An idempotent request (``data``: its JSON body, encoded), retried with backoff (or
         the server's ``Retry-After``, at most :data:`MAX_RETRY_WAIT_S`) while it fails
@@ -147,9 +159,10 @@ class CloudClient:
         *,
         query: dict[str, Any] | None = None,
         body: dict[str, Any] | None = None,
-        data: bytes | None = None,
+        data: Body | None = None,
     ) -> dict[str, Any]:
-        """One request; its JSON body is ``body``, or ``data`` already encoded."""
+        """One request; its JSON body is ``body``, or ``data`` already encoded (bytes, or
+        pieces sent as they are made: the request is chunked)."""
         target = path + (f"?{urlencode(query)}" if query else "")
         if body is not None:
             data = json.dumps(body, separators=(",", ":")).encode("utf-8")
@@ -188,7 +201,7 @@ class CloudClient:
         return parsed if isinstance(parsed, dict) else {"items": parsed}
 
     def _urllib(
-        self, method: str, target: str, headers: dict[str, str], data: bytes | None
+        self, method: str, target: str, headers: dict[str, str], data: Body | None
     ) -> Answer:
         """One request through ``urllib`` (proxies from the environment, redirects)."""
         request = urllib.request.Request(
@@ -209,14 +222,25 @@ def push_body(
 ) -> bytes:
     """The JSON body of a push of ``mutations``, in UTF-8 as the batches were sized (an
     escaped emoji would be 12 bytes, not 4): their :meth:`Mutation.to_json` lines
-    (``lines``, when the batching wrote them already) as the entries."""
+    (``lines``, when the batching wrote them already) as the entries, one per line
+    (:mod:`engram.cloud.push_arrival` reads them as they arrive)."""
     entries = ",\n".join(lines if lines is not None else [m.to_json() for m in mutations])
-    head = json.dumps({"project": project}, ensure_ascii=False, separators=(",", ":"))[:-1]
     try:
-        return f'{head},"entries":[\n{entries}\n]}}'.encode()
+        return b"".join((push_head(project), entries.encode(), PUSH_TAIL))
     except UnicodeEncodeError:  # a lone surrogate: only an escape can carry it
         body = {"project": project, "entries": [m.to_dict() for m in mutations]}
         return json.dumps(body, separators=(",", ":")).encode("utf-8")
+
+
+# Between two entries of a push body, and after the last.
+PUSH_BETWEEN = b",\n"
+PUSH_TAIL = b"\n]}"
+
+
+def push_head(project: str) -> bytes:
+    """The first line of a push body, and its newline: ``{"project":...,"entries":[``."""
+    head = json.dumps({"project": project}, ensure_ascii=False, separators=(",", ":"))[:-1]
+    return f'{head},"entries":[\n'.encode()
 
 
 def _from_status(answer: Answer, path: str) -> CloudSyncError:

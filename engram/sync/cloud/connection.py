@@ -13,6 +13,7 @@ from __future__ import annotations
 import http.client
 import threading
 import urllib.request
+from collections.abc import Iterable
 from dataclasses import dataclass
 from email.message import Message
 from urllib.parse import urlsplit
@@ -29,6 +30,11 @@ class Answer:
     reason: str
     headers: Message[str, str]
     body: bytes
+
+
+# A request's body: its bytes, or pieces of them sent as they are made (chunked); pieces are
+# iterated again when the request is sent again.
+Body = bytes | Iterable[bytes]
 
 
 class Redirected(Exception):
@@ -62,7 +68,7 @@ class KeptConnection:
         self._local = threading.local()
 
     def request(
-        self, method: str, target: str, headers: dict[str, str], body: bytes | None, limit: int
+        self, method: str, target: str, headers: dict[str, str], body: Body | None, limit: int
     ) -> Answer:
         """Send one request (``target`` is the path and query) and read its answer.
 
@@ -103,7 +109,7 @@ class KeptConnection:
         method: str,
         target: str,
         headers: dict[str, str],
-        body: bytes | None,
+        body: Body | None,
         limit: int,
     ) -> Answer:
         conn.request(method, self.prefix + target, body=body, headers=headers)

@@ -8,6 +8,7 @@ the new cursor. Network I/O never happens inside a store transaction.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +18,15 @@ from engram.memory.clock import stamp
 from engram.store import sync_cloud, sync_journal
 from engram.store.db import Store
 from engram.sync.apply import ApplyCounts
-from engram.sync.cloud.client import PULL_PAGE, CloudClient, CloudSyncError
+from engram.sync.cloud.client import (
+    PULL_PAGE,
+    PUSH_BETWEEN,
+    PUSH_TAIL,
+    CloudClient,
+    CloudSyncError,
+    push_body,
+    push_head,
+)
 from engram.sync.cloud.config import Remote
 from engram.sync.export import pending_rows, to_mutation
 from engram.sync.importer import apply_mutations, retry_deferred
@@ -100,27 +109,84 @@ def push_batches(mutations: Sequence[Mutation]) -> Iterator[PushBatch]:
         yield batch
 
 
+# Entries per piece of a push body: the server stores the first while the client makes (and
+# sends) the next (each piece is one chunk of a chunked request, ~50 KB of observations).
+PIECE_ENTRIES = 64
+
+
+class PushBody:
+    """The body of one push request: the batch of ``mutations`` from ``start`` that
+    :func:`push_batches` would make, written piece by piece as it is sent (the server stores
+    the first entries while the last are made). The batch is known once the body has been
+    iterated (:attr:`batch`); iterating again (a retry) sends the same bytes."""
+
+    def __init__(self, project: str, mutations: Sequence[Mutation], start: int = 0) -> None:
+        self.project = project
+        self.batch = PushBatch()
+        self._mutations = mutations
+        self._start = start
+        self._made = False
+
+    def __iter__(self) -> Iterator[bytes]:
+        if self._made:
+            yield push_body(self.project, self.batch, self.batch.lines)
+            return
+        try:
+            head = push_head(self.project)
+        except UnicodeEncodeError:  # only an escape carries it: the whole body at once
+            yield self._whole()
+            return
+        yield head
+        self.batch.clear()  # a send cut off part way left its start here
+        self.batch.lines.clear()
+        piece: list[bytes] = []
+        for line in self._lines():
+            piece.append(line)
+            if len(piece) == PIECE_ENTRIES:
+                yield PUSH_BETWEEN.join(piece) + PUSH_BETWEEN
+                piece = []
+        self._made = True
+        yield PUSH_BETWEEN.join(piece) + PUSH_TAIL if piece else PUSH_TAIL
+
+    def _lines(self) -> Iterator[bytes]:
+        """Each entry's line, in UTF-8, for the mutations of the batch as it grows (at most
+        :data:`BATCH_MUTATIONS`, about :data:`BATCH_BYTES`: :func:`push_batches`' rule)."""
+        batch, size = self.batch, 0
+        for index in range(self._start, len(self._mutations)):
+            mutation = self._mutations[index]
+            text = mutation.to_json()
+            try:
+                line = text.encode()
+            except UnicodeEncodeError:  # a lone surrogate: json's escapes carry it
+                line = json.dumps(mutation.to_dict(), separators=(",", ":")).encode()
+            if batch and (len(batch) >= BATCH_MUTATIONS or size + len(line) > BATCH_BYTES):
+                return
+            batch.append(mutation)
+            batch.lines.append(text)
+            size += len(line)
+            yield line
+
+    def _whole(self) -> bytes:
+        self.batch.clear()
+        self.batch.lines.clear()
+        for _ in self._lines():
+            pass
+        self._made = True
+        return push_body(self.project, self.batch, self.batch.lines)
+
+
 def send_batches(
     client: CloudClient, project: str, mutations: Sequence[Mutation]
 ) -> Iterator[tuple[PushBatch, dict[str, Any]]]:
     """Push ``mutations`` in their batches, one request at a time and in order, each with the
-    server's answer. The first batch is made here; when more follow, a thread makes batch N+1
-    (its lines) while batch N is in flight, so the server waits for the client only for the
-    first. A failed request raises at once: nothing after it is sent."""
-    batches = push_batches(mutations)
-    batch = next(batches, None)
-    if batch is None:
-        return
-    if len(batch) == len(mutations):  # one request (most pushes): no thread to start and join
-        yield batch, client.push_mutations(project, batch, batch.lines)
-        return
-    from concurrent.futures import ThreadPoolExecutor  # ~14 ms to import: only a push needs it
-
-    with ThreadPoolExecutor(1, thread_name_prefix="engram-push-batches") as maker:
-        while batch is not None:
-            upcoming = maker.submit(next, batches, None)
-            yield batch, client.push_mutations(project, batch, batch.lines)
-            batch = upcoming.result()
+    server's answer; each batch is made while it is sent (:class:`PushBody`). A failed
+    request raises at once: nothing after it is sent."""
+    start = 0
+    while start < len(mutations):
+        body = PushBody(project, mutations, start)
+        answer = client.push_pieces(body)
+        yield body.batch, answer
+        start += len(body.batch)
 
 
 def _cursors(mutations: Sequence[Mutation], floor: int) -> list[int]:

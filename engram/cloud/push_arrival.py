@@ -1,0 +1,211 @@
+"""A mutation push read as it arrives: its entries reach the push while the rest is in flight.
+
+Engram's own client lays a push body out one entry per line (:func:`engram.sync.cloud.client.
+push_body`): ``{"project":...,"entries":[``, a newline, the entries each followed by a comma and
+a newline but the last, then a newline and ``]}``. A JSON string holds no raw newline, so
+``,\\n`` only ever stands between values: in that layout each entry's JSON text can be taken
+from the bytes as soon as they have arrived, and the push validates and stores the first
+entries while the client is still sending (and making) the last.
+
+:class:`ArrivingPush` is fed by the event loop (:meth:`ArrivingPush.receive`) and read by the
+thread that runs the push (:meth:`ArrivingPush.entries`, :meth:`ArrivingPush.whole`). The
+thread holds a database connection and, once it streams, the project's lock: a body that stops
+arriving for :attr:`ArrivingPush.stall_s` (408 ``body_stalled``), takes longer than
+:attr:`ArrivingPush.deadline_s` in all (408 ``body_too_slow``), grows past its limit (413
+``payload_too_large``) or is cut off (400 ``body_incomplete``) ends the push with that problem,
+and whatever it wrote is rolled back. A body in any other layout, or one that breaks the
+layout part way, is read whole and the checked push decides, as for any client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from engram.cloud.problems import CloudProblem, too_large
+from engram.nul_guard import body_may_hold_nul
+from engram.sync import json_body
+
+# The head (``{"project":...,"entries":[``) is at most this long: a body whose first line is
+# longer is not in the layout (it is read whole).
+HEAD_LIMIT = 64 * 1024
+_HEAD_END = b',"entries":['
+_BETWEEN = b",\n"
+_TAIL = b"\n]}"
+# The bytes of entries already taken that the reader's buffer keeps before it drops them.
+COMPACT_AFTER = 256 * 1024
+
+
+class NotFramed(Exception):
+    """The body is not (or stopped being) in the one-entry-per-line layout: it is read whole
+    and the checked push decides."""
+
+
+def framed_project(head: bytes) -> Any:
+    """The project a body's first line names when that line is exactly a framed head
+    (``{"project":...,"entries":[``, nothing else in the object); raises :class:`NotFramed`."""
+    if not head.endswith(_HEAD_END) or body_may_hold_nul(head):
+        raise NotFramed
+    try:
+        parsed = json_body.loads(head + b"]}")
+    except (ValueError, RecursionError):
+        raise NotFramed from None
+    if type(parsed) is not dict or parsed.keys() != {"project", "entries"} or parsed["entries"]:
+        raise NotFramed
+    return parsed["project"]
+
+
+class ArrivingPush:
+    """The body of one push as it arrives (see the module docstring).
+
+    Args:
+        limit: the most bytes the body may hold (``ENGRAM_CLOUD_MAX_PUSH_BYTES``).
+        stall_s: the longest the body may stop arriving (``ENGRAM_CLOUD_BODY_STALL_S``).
+        deadline_s: the longest the whole body may take to arrive.
+    """
+
+    def __init__(self, limit: int, stall_s: float, deadline_s: float) -> None:
+        self.limit = limit
+        self.stall_s = stall_s
+        self.deadline_s = deadline_s
+        self.problem: CloudProblem | None = None
+        self.ended = False
+        self._pieces: list[bytes] = []
+        self._size = 0
+        self._changed = threading.Condition()
+        self._head = asyncio.Event()
+        self._done = asyncio.Event()
+        self._head_line: bytes | None = None  # the first line, once it has arrived
+
+    # -- the event loop's side ----------------------------------------------------------------
+
+    async def receive(self, pieces: AsyncIterator[bytes]) -> None:
+        """Take the body from ``pieces`` until it ends, stalls, grows too large or is cut off;
+        never raises (a problem is kept in :attr:`problem` for the reader)."""
+        started = time.monotonic()
+        problem: CloudProblem | None = None
+        try:
+            while True:
+                left = self.deadline_s - (time.monotonic() - started)
+                wait = min(self.stall_s, left)
+                if wait <= 0:
+                    problem = _slow("body_too_slow", f"within {self.deadline_s:g} s")
+                    break
+                try:
+                    piece = await asyncio.wait_for(anext(pieces, None), wait)
+                except TimeoutError:
+                    if wait < self.stall_s:
+                        problem = _slow("body_too_slow", f"within {self.deadline_s:g} s")
+                    else:
+                        problem = _slow("body_stalled", f"(nothing for {self.stall_s:g} s)")
+                    break
+                if piece is None:
+                    break
+                if piece:
+                    problem = self._add(piece)
+                    if problem is not None:
+                        break
+        except Exception:  # the client went away (starlette's ClientDisconnect) or the server
+            problem = CloudProblem(
+                400, "invalid_request", "body_incomplete", "the request body ended early"
+            )
+        finally:  # also when the request is cancelled: the reader never waits forever
+            with self._changed:
+                if problem is None and not self.ended and self.problem is None:
+                    self.ended = True
+                elif self.problem is None and not self.ended:
+                    self.problem = problem or CloudProblem(
+                        400, "invalid_request", "body_incomplete", "the request body ended early"
+                    )
+                self._changed.notify_all()
+            self._head.set()
+            self._done.set()
+
+    def _add(self, piece: bytes) -> CloudProblem | None:
+        if self._size + len(piece) > self.limit:
+            return too_large(self.limit)
+        with self._changed:
+            self._pieces.append(piece)
+            self._size += len(piece)
+            self._changed.notify_all()
+        if self._head_line is None:
+            first = self._pieces[0] if len(self._pieces) == 1 else b"".join(self._pieces)
+            end = first.find(b"\n")
+            if end >= 0 or len(first) > HEAD_LIMIT:
+                self._head_line = first[:end] if 0 <= end <= HEAD_LIMIT else b""
+                self._head.set()
+        return None
+
+    async def head(self) -> bytes | None:
+        """The body's first line (without its newline) once it has arrived; None when the
+        body ended without one or its first line is longer than :data:`HEAD_LIMIT`. Raises
+        the body's problem when it has one."""
+        await self._head.wait()
+        if self._head_line is None and self.problem is not None:
+            raise self.problem
+        return self._head_line or None
+
+    async def arrived(self) -> None:
+        """Wait until the whole body is in; raises its problem when it has one."""
+        await self._done.wait()
+        if self.problem is not None:
+            raise self.problem
+
+    # -- the push thread's side ---------------------------------------------------------------
+
+    def _piece(self, index: int) -> bytes | None:
+        """Piece ``index`` once it has arrived; None after the last. Raises the problem."""
+        with self._changed:
+            while True:
+                if index < len(self._pieces):
+                    return self._pieces[index]
+                if self.problem is not None:
+                    raise self.problem
+                if self.ended:
+                    return None
+                self._changed.wait()
+
+    def whole(self) -> bytes:
+        """The whole body, once it has arrived (raises its problem)."""
+        index = 0
+        while self._piece(index) is not None:
+            index += 1
+        return b"".join(self._pieces)
+
+    def entries(self) -> Iterator[bytes]:
+        """Each entry's JSON text as it arrives, in a framed body (one whose first line is a
+        framed head). Raises :class:`NotFramed` where the layout breaks (and for an entry that
+        may hold a NUL: the checked push refuses it), the body's problem where it has one."""
+        buffer, index = bytearray(), 0
+        start = scan = -1  # where the current entry starts, and where to look for its end
+        while (piece := self._piece(index)) is not None:
+            index += 1
+            buffer += piece
+            if start < 0:  # still in the head
+                newline = buffer.find(b"\n")
+                if newline < 0:
+                    continue
+                start = scan = newline + 1
+            while (between := buffer.find(_BETWEEN, scan)) >= 0:
+                yield _entry(bytes(buffer[start:between]))
+                start = scan = between + len(_BETWEEN)
+            scan = max(start, len(buffer) - len(_BETWEEN) + 1)
+            if start > COMPACT_AFTER:  # what was taken already is dropped
+                del buffer[:start]
+                scan, start = scan - start, 0
+        if start < 0 or not buffer.endswith(_TAIL) or len(buffer) - start <= len(_TAIL):
+            raise NotFramed  # no head, no tail, or no entries (the checked push refuses it)
+        yield _entry(bytes(buffer[start : -len(_TAIL)]))
+
+
+def _entry(line: bytes) -> bytes:
+    if not line or b"\n" in line or body_may_hold_nul(line):
+        raise NotFramed
+    return line
+
+
+def _slow(code: str, what: str) -> CloudProblem:
+    return CloudProblem(408, "invalid_request", code, f"the request body did not arrive {what}")

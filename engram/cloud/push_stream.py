@@ -30,6 +30,7 @@ import functools
 import itertools
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import psycopg
@@ -105,25 +106,75 @@ class _LeftToTheCheckedPush(Exception):
     """The stream stops: the checked push decides (raised inside the stream's savepoint)."""
 
 
+@dataclass(frozen=True, slots=True)
+class SmallBatch:
+    """A batch of :data:`STREAMED_ABOVE` entries or fewer, validated as it arrived: the
+    checked push stores it (its mutations, the first of each id, and the canonical line each
+    came as) without reading it again."""
+
+    mutations: list[Mutation]
+    texts: list[str | None]
+    entry_count: int
+
+
 def push_streamed(
     conn: Conn, principal: Principal, project: str, entries: Iterable[Any]
-) -> dict[str, Any] | None:
+) -> dict[str, Any] | SmallBatch | None:
     """Store the batch ``entries`` (decoded objects, or each one's JSON text, taken as they
-    come: see :mod:`engram.cloud.push_arrival`) and return the push's answer; None, with
-    nothing stored, when the checked push must decide: a batch of :data:`STREAMED_ABOVE`
-    entries or less, one it would refuse, one that stops being in the one-entry-per-line
-    layout, or one holding a mutation the log stores already (its unique key ends the
+    come: see :mod:`engram.cloud.push_arrival`) and return the push's answer. Entries are
+    validated as they arrive, the first slices before the project is locked. A batch of
+    :data:`STREAMED_ABOVE` entries or fewer comes back validated (:class:`SmallBatch`) for
+    the checked push to store. None, with nothing stored, when the checked push must read the
+    body again and decide: an entry it would refuse, a body that stops being in the
+    one-entry-per-line layout, or a mutation the log stores already (its unique key ends the
     ``COPY``; the checked push counts the duplicates). A problem of the body itself (it
     stalls, grows too large, is cut off) is raised, with nothing stored."""
-    arriving = iter(entries)
+    batch = _Arriving(project, entries)
     try:
-        first = list(itertools.islice(arriving, STREAMED_ABOVE + 1))
-        if len(first) <= STREAMED_ABOVE:
-            return None
+        first = batch.validated_up_to(STREAMED_ABOVE + 1)
+        if not batch.taken:
+            return None  # no entries: the checked push refuses the empty batch
+        if batch.taken <= STREAMED_ABOVE:
+            mutations_, texts = [], []
+            for fresh, known_texts in first:
+                mutations_ += fresh
+                texts += known_texts
+            return SmallBatch(mutations_, texts, batch.taken)
         with conn.transaction():  # a savepoint: a stream given up leaves nothing behind
-            return _stream(conn, principal, project, itertools.chain(first, arriving))
+            return _stream(conn, principal, project, batch, first)
     except (_LeftToTheCheckedPush, NotFramed, psycopg.errors.UniqueViolation):
         return None
+
+
+Validated = tuple[list[Mutation], list[str | None]]
+
+
+class _Arriving:
+    """A batch's entries taken slice by slice (:func:`slices_of`), each validated as it is
+    taken (:func:`_fresh_slice`)."""
+
+    def __init__(self, project: str, entries: Iterable[Any]) -> None:
+        self._slices = slices_of(iter(entries))
+        self._gate = TrustGate.for_projects({project}, "push")
+        self._known: set[tuple[str, int]] = set()  # a repeat within the batch is kept once
+        self.taken = 0
+
+    def __iter__(self) -> Iterator[Validated]:
+        for piece in self._slices:
+            fresh = _fresh_slice(piece, self.taken, self._gate, self._known)
+            if fresh is None:
+                raise _LeftToTheCheckedPush
+            self.taken += len(piece)
+            yield fresh
+
+    def validated_up_to(self, count: int) -> list[Validated]:
+        """The validated slices until ``count`` entries are taken (or the batch ends)."""
+        done = []
+        for fresh in self:
+            done.append(fresh)
+            if self.taken >= count:
+                break
+        return done
 
 
 def _locked(conn: Conn, project: str) -> mutations.LockedProject:
@@ -141,21 +192,14 @@ def _locked(conn: Conn, project: str) -> mutations.LockedProject:
 
 
 def _stream(
-    conn: Conn, principal: Principal, project: str, entries: Iterator[Any]
+    conn: Conn, principal: Principal, project: str, batch: _Arriving, first: list[Validated]
 ) -> dict[str, Any]:
     locked = _locked(conn, project)
-    known: set[tuple[str, int]] = set()  # a repeat within the batch is kept once
-    gate = TrustGate.for_projects({project}, "push")
     stored: list[chunks.OriginChunk] = []
-    taken = 0
     with mutations.appending(
         conn, project, locked.last_seq, created_by=principal.label, principal_id=principal.id
     ) as log:
-        for piece in slices_of(entries):
-            fresh = _fresh_slice(piece, taken, gate, known)
-            if fresh is None:
-                raise _LeftToTheCheckedPush
-            taken += len(piece)
+        for fresh in itertools.chain(first, batch):
             for group in chunks.chunks_by_origin(*fresh, gzip_on=_gzipper()):
                 log.write(group.mutations, group.payloads, group.id)
                 stored.append(group)
@@ -164,7 +208,7 @@ def _stream(
     return {
         "project": project,
         "accepted": accepted,
-        "duplicates": taken - accepted,
+        "duplicates": batch.taken - accepted,
         "last_seq": log.last_seq,
         "chunks": [group.id for group in stored],
     }

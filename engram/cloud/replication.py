@@ -22,7 +22,7 @@ from engram.cloud.auth import Principal
 from engram.cloud.new_projects import require_not_a_variant
 from engram.cloud.problems import CloudProblem, invalid
 from engram.cloud.push_arrival import ArrivingPush
-from engram.cloud.push_stream import push_streamed, store_chunks
+from engram.cloud.push_stream import SmallBatch, push_streamed, store_chunks
 from engram.cloud.store import mutations, projects
 from engram.cloud.store.db import Conn
 from engram.cloud.wire import json_object, parse_entries
@@ -163,25 +163,46 @@ def push_mutations(
     chunks}``. Raises CloudProblem 400 (bad batch), 403 (another project's entries, recorded)
     or 409 ``sync-paused`` (recorded) before it writes anything else.
 
-    A batch of more than :data:`~engram.cloud.push_stream.STREAMED_ABOVE` entries is
-    streamed into the log
-    (:mod:`engram.cloud.push_stream`); the checked push below stores or refuses the others
-    (a smaller batch would only hold the project's lock longer: nothing overlaps)."""
+    The entries are validated slice by slice, and a batch of more than
+    :data:`~engram.cloud.push_stream.STREAMED_ABOVE` entries is streamed into the log
+    (:mod:`engram.cloud.push_stream`); the checked push below stores the others (a smaller
+    batch would only hold the project's lock longer: nothing overlaps) and decides whatever
+    the stream leaves to it."""
     entries: Any = body.get("entries")
-    streamed = push_streamed(conn, principal, project, entries) if type(entries) is list else None
-    return streamed if streamed is not None else _push_checked(conn, principal, project, body)
+    if type(entries) is list:
+        streamed = push_streamed(conn, principal, project, entries)
+        if streamed is not None:
+            return _stored(conn, principal, project, streamed, _claimed_by(body))
+    return _push_checked(conn, principal, project, body)
 
 
 def push_arriving(
     conn: Conn, principal: Principal, project: str, body: ArrivingPush
 ) -> dict[str, Any]:
-    """:func:`push_mutations` of a body in the one-entry-per-line layout, its entries stored
-    as they arrive (:mod:`engram.cloud.push_arrival`); the checked push reads it whole when
-    the stream gives up. Raises the body's problem (408, 413, 400) with nothing stored."""
+    """:func:`push_mutations` of a body in the one-entry-per-line layout, its entries validated
+    and stored as they arrive (:mod:`engram.cloud.push_arrival`); the checked push reads it
+    whole when the stream gives up. Raises the body's problem (408, 413, 400) with nothing
+    stored."""
     streamed = push_streamed(conn, principal, project, body.entries())
     if streamed is not None:
-        return streamed
+        return _stored(conn, principal, project, streamed, None)
     return _push_checked(conn, principal, project, json_object(body.whole()))
+
+
+def _stored(
+    conn: Conn,
+    principal: Principal,
+    project: str,
+    streamed: dict[str, Any] | SmallBatch,
+    claimed: str | None,
+) -> dict[str, Any]:
+    """The answer of a streamed push, or of a small batch stored by the checked push."""
+    if isinstance(streamed, SmallBatch):
+        return _store_checked(
+            conn, principal, project, streamed.mutations, streamed.texts, claimed,
+            entry_count=streamed.entry_count,
+        )  # fmt: skip
+    return streamed
 
 
 def _push_checked(
@@ -191,19 +212,35 @@ def _push_checked(
     batch = parse_entries(body.get("entries"))
     claimed = _claimed_by(body)
     _only_own_project(conn, principal, project, batch, action="mutation_push", claimed_by=claimed)
+    return _store_checked(conn, principal, project, batch, None, claimed, entry_count=len(batch))
+
+
+def _store_checked(
+    conn: Conn,
+    principal: Principal,
+    project: str,
+    batch: list[Mutation],
+    texts: list[str | None] | None,
+    claimed: str | None,
+    *,
+    entry_count: int,
+) -> dict[str, Any]:
+    """Store a validated ``batch`` of the project's own mutations (``texts``: the canonical
+    line each came as, when known) that came as ``entry_count`` entries."""
     # Serialized and gzipped before the project's lock is taken: pushes to one project wait
     # for each other only while they write. Rebuilt below if some entries were duplicates.
-    prepared = chunks.chunks_by_origin(batch)
+    prepared = chunks.chunks_by_origin(batch, texts)
     locked = _lock_for_push(
-        conn, principal, project, action="mutation_push", claimed_by=claimed, entry_count=len(batch)
-    )
+        conn, principal, project, action="mutation_push", claimed_by=claimed,
+        entry_count=entry_count,
+    )  # fmt: skip
     fresh = mutations.unknown_mutations(conn, project, batch)
     groups = prepared if len(fresh) == len(batch) else chunks.chunks_by_origin(fresh)
     last, chunk_ids = _materialize(conn, project, locked.last_seq, groups, principal)
     return {
         "project": project,
         "accepted": len(fresh),
-        "duplicates": len(batch) - len(fresh),
+        "duplicates": entry_count - len(fresh),
         "last_seq": last,
         "chunks": chunk_ids,
     }

@@ -49,10 +49,6 @@ from engram.sync.trust import TrustGate
 
 T = TypeVar("T")
 
-# Batches of more entries than this stream; smaller ones take the checked push (the project's
-# lock would be held through their validation for little overlap; pushes to one project from
-# many clients wait on that lock).
-STREAMED_ABOVE = 500
 # Entries per slice, each a chunk of its own (per origin). Slices that grew 125, 250, 500 left
 # Postgres a 500-row backlog when the last was written (a 1,000-row first push: COPY ended 10 ms
 # after the last slice; with 125 throughout, 2 ms).
@@ -60,6 +56,11 @@ SLICE = 125
 # The last slice is smaller: what Postgres still has to insert when it is written is what the
 # push waits for before it can end the COPY (a last slice of 125: 2.8 ms; of 32: 1.8 ms).
 LAST_SLICE = 32
+# Batches of more entries than this stream: the first slice is taken once this many have
+# arrived (slices_of holds back what may still be the tail). Smaller ones are validated, then
+# stored by the checked push (the project's lock would be held through their validation for
+# little overlap; pushes to one project from many clients wait on that lock).
+STREAMED_ABOVE = SLICE + LAST_SLICE + SLICE // 2 - 1
 # Threads gzipping the chunks of streamed pushes (each slice's in ~0.3 ms, beside the ~2 ms its
 # validation takes): two keep up with two pushes at once.
 GZIP_THREADS = 2
@@ -131,12 +132,12 @@ def push_streamed(
     stalls, grows too large, is cut off) is raised, with nothing stored."""
     batch = _Arriving(project, entries)
     try:
-        first = batch.validated_up_to(STREAMED_ABOVE + 1)
+        first = list(itertools.islice(batch, 1))
         if not batch.taken:
             return None  # no entries: the checked push refuses the empty batch
-        if batch.taken <= STREAMED_ABOVE:
+        if batch.arrived <= STREAMED_ABOVE:  # all of it is here: the checked push stores it
             mutations_, texts = [], []
-            for fresh, known_texts in first:
+            for fresh, known_texts in itertools.chain(first, batch):
                 mutations_ += fresh
                 texts += known_texts
             return SmallBatch(mutations_, texts, batch.taken)
@@ -154,7 +155,8 @@ class _Arriving:
     taken (:func:`_fresh_slice`)."""
 
     def __init__(self, project: str, entries: Iterable[Any]) -> None:
-        self._slices = slices_of(iter(entries))
+        self._slices = slices_of(self._counted(entries))
+        self.arrived = 0  # entries taken from ``entries`` so far
         self._gate = TrustGate.for_projects({project}, "push")
         self._known: set[tuple[str, int]] = set()  # a repeat within the batch is kept once
         self.taken = 0
@@ -167,14 +169,10 @@ class _Arriving:
             self.taken += len(piece)
             yield fresh
 
-    def validated_up_to(self, count: int) -> list[Validated]:
-        """The validated slices until ``count`` entries are taken (or the batch ends)."""
-        done = []
-        for fresh in self:
-            done.append(fresh)
-            if self.taken >= count:
-                break
-        return done
+    def _counted(self, entries: Iterable[Any]) -> Iterator[Any]:
+        for entry in entries:
+            self.arrived += 1
+            yield entry
 
 
 def _locked(conn: Conn, project: str) -> mutations.LockedProject:

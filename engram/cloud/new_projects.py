@@ -42,8 +42,7 @@ def require_not_a_variant(conn: Conn, name: str) -> None:
     shares its key; an existing ``name`` itself passes."""
     if projects.is_known(conn, name):  # one index probe, not every name the server holds
         return
-    projects.lock_new_names(conn)  # two variants created at once: the second sees the first
-    known = projects.known_names(conn)
+    known = projects.lock_new_names(conn)  # two variants made at once: the second sees the first
     lookalikes = variants_of(name, known)
     if lookalikes:
         raise CloudProblem(

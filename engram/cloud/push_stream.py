@@ -26,6 +26,7 @@ so refusals keep their order, their codes and their audit rows, and nothing else
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 from collections.abc import Iterable, Iterator
@@ -141,8 +142,7 @@ def push_streamed(
                 mutations_ += fresh
                 texts += known_texts
             return SmallBatch(mutations_, texts, batch.taken)
-        with conn.transaction():  # a savepoint: a stream given up leaves nothing behind
-            return _stream(conn, principal, project, batch, first)
+        return _stream(conn, principal, project, batch, first)
     except (_LeftToTheCheckedPush, NotFramed, psycopg.errors.UniqueViolation):
         return None
 
@@ -175,9 +175,19 @@ class _Arriving:
             yield entry
 
 
+# The stream runs under a savepoint of its own: given up, it leaves nothing behind. Taken by
+# hand (not conn.transaction()) so it travels with the statements around it: one round trip.
+_SAVEPOINT = "SAVEPOINT engram_push_stream"
+_GIVE_UP = "ROLLBACK TO SAVEPOINT engram_push_stream"
+_KEEP = "RELEASE SAVEPOINT engram_push_stream"
+
+
 def _locked(conn: Conn, project: str) -> mutations.LockedProject:
-    """The project's row, locked (created first when new and no look-alike of another)."""
-    locked = mutations.lock_existing_project(conn, project)
+    """The project's row, locked (created first when new and no look-alike of another), under
+    the stream's savepoint (taken in the same round trip as the lock)."""
+    with conn.pipeline():
+        conn.execute(_SAVEPOINT)
+        locked = mutations.lock_existing_project(conn, project)
     if locked is None:
         try:
             require_not_a_variant(conn, project)
@@ -192,16 +202,33 @@ def _locked(conn: Conn, project: str) -> mutations.LockedProject:
 def _stream(
     conn: Conn, principal: Principal, project: str, batch: _Arriving, first: list[Validated]
 ) -> dict[str, Any]:
+    try:
+        answer = _stream_under_savepoint(conn, principal, project, batch, first)
+    except BaseException:
+        if not conn.broken and not conn.closed:
+            with contextlib.suppress(psycopg.Error):  # else the whole transaction goes
+                conn.execute(_GIVE_UP)
+        raise
+    return answer
+
+
+def _stream_under_savepoint(
+    conn: Conn, principal: Principal, project: str, batch: _Arriving, first: list[Validated]
+) -> dict[str, Any]:
     locked = _locked(conn, project)
     stored: list[chunks.OriginChunk] = []
     with mutations.appending(
-        conn, project, locked.last_seq, created_by=principal.label, principal_id=principal.id
-    ) as log:
+        conn, project, locked.last_seq, created_by=principal.label, principal_id=principal.id,
+        advance=False,
+    ) as log:  # fmt: skip
         for fresh in itertools.chain(first, batch):
             for group in chunks.chunks_by_origin(*fresh, gzip_on=_gzipper()):
                 log.write(group.mutations, group.payloads, group.id)
                 stored.append(group)
-    store_chunks(conn, project, stored, principal)
+    with conn.pipeline():  # the sequence, the chunks and the savepoint: one round trip
+        mutations.advance_to(conn, project, log.last_seq)
+        store_chunks(conn, project, stored, principal)
+        conn.execute(_KEEP)
     accepted = sum(len(group.mutations) for group in stored)
     return {
         "project": project,

@@ -181,17 +181,29 @@ class LogAppender:
 
 @contextmanager
 def appending(
-    conn: Conn, project: str, after_seq: int, *, created_by: str, principal_id: str | None
+    conn: Conn,
+    project: str,
+    after_seq: int,
+    *,
+    created_by: str,
+    principal_id: str | None,
+    advance: bool = True,
 ) -> Iterator[LogAppender]:
     """A :class:`LogAppender` for the block; the project's ``last_seq`` follows it after (an
-    exception in the block ends the ``COPY`` in error: roll back to a savepoint around it)."""
+    exception in the block ends the ``COPY`` in error: roll back to a savepoint around it).
+    ``advance=False``: the caller moves ``last_seq`` itself (:func:`advance`)."""
     with conn.cursor() as cur, cur.copy(_COPY_MUTATIONS) as copy:
         log = LogAppender(
             copy, project, after_seq, created_by=created_by, principal_id=principal_id
         )
         yield log
-    if log.last_seq != after_seq:
-        conn.execute(_ADVANCE, {"project": project, "last_seq": log.last_seq})
+    if advance and log.last_seq != after_seq:
+        advance_to(conn, project, log.last_seq)
+
+
+def advance_to(conn: Conn, project: str, last_seq: int) -> None:
+    """Move the project's ``last_seq`` (its row locked) past the mutations just appended."""
+    conn.execute(_ADVANCE, {"project": project, "last_seq": last_seq})
 
 
 def append(

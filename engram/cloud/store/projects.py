@@ -131,6 +131,9 @@ def is_known(conn: Conn, name: str) -> bool:
     return conn.execute(_IS_KNOWN, {"name": name}).fetchone() is not None
 
 
-def lock_new_names(conn: Conn) -> None:
-    """Serialize project creation until the transaction ends (one advisory lock)."""
-    conn.execute("SELECT pg_advisory_xact_lock(hashtext('engram.cloud.new_project'))")
+def lock_new_names(conn: Conn) -> set[str]:
+    """Serialize project creation until the transaction ends (one advisory lock), then read
+    :func:`known_names` under it: one round trip for both."""
+    with conn.pipeline():
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext('engram.cloud.new_project'))")
+        return {str(row["name"]) for row in conn.execute(_KNOWN_NAMES).fetchall()}

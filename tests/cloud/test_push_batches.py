@@ -1,6 +1,6 @@
 """A push sends the journal in order, in batches of at most BATCH_MUTATIONS rows and about
-BATCH_BYTES of lines; a mutation larger than that goes alone. The next batch is made while one
-is in flight, and nothing is sent after a refused one."""
+BATCH_BYTES of lines; a mutation larger than that goes alone. Each batch is written into its
+request as it is made, and nothing is sent after a refused one."""
 
 from __future__ import annotations
 

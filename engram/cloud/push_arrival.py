@@ -177,12 +177,16 @@ class ArrivingPush:
 
     def entries(self) -> Iterator[bytes]:
         """Each entry's JSON text as it arrives, in a framed body (one whose first line is a
-        framed head). Raises :class:`NotFramed` where the layout breaks (and for an entry that
+        framed head). Raises :class:`NotFramed` where the layout breaks (and for a piece that
         may hold a NUL: the checked push refuses it), the body's problem where it has one."""
         buffer, index = bytearray(), 0
         start = scan = -1  # where the current entry starts, and where to look for its end
         while (piece := self._piece(index)) is not None:
             index += 1
+            # An entry that may hold a NUL is the checked push's to refuse: looked for once
+            # per piece, over its start's seam with the piece before.
+            if body_may_hold_nul(piece) or body_may_hold_nul(bytes(buffer[-5:]) + piece[:5]):
+                raise NotFramed
             buffer += piece
             if start < 0:  # still in the head
                 newline = buffer.find(b"\n")
@@ -202,7 +206,7 @@ class ArrivingPush:
 
 
 def _entry(line: bytes) -> bytes:
-    if not line or b"\n" in line or body_may_hold_nul(line):
+    if not line or b"\n" in line:
         raise NotFramed
     return line
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -43,9 +43,8 @@ from engram.cloud.problems import CloudProblem
 from engram.cloud.push_arrival import NotFramed
 from engram.cloud.store import mutations
 from engram.cloud.store.db import Conn
-from engram.cloud.wire import parse_entry
 from engram.sync import json_body
-from engram.sync.mutation import Mutation, canonical_text
+from engram.sync.mutation import Mutation, canonical_text, parse_mutation
 from engram.sync.trust import TrustGate
 
 T = TypeVar("T")
@@ -76,11 +75,13 @@ def slices(count: int) -> list[range]:
     return ranges
 
 
-def slices_of(entries: Iterator[T]) -> Iterator[list[T]]:
+def slices_of(entries: Iterator[T], ended: Callable[[], None] | None = None) -> Iterator[list[T]]:
     """``entries`` in the slices a streamed push takes them in, each as soon as it is known
     to be one: :data:`SLICE` entries each, but the last :data:`LAST_SLICE`, which are a slice
     of their own; a remainder of less than half a slice joins the slice before it (no chunk of
-    a few rows), and a batch of fewer than that and the last slice together is one slice."""
+    a few rows), and a batch of fewer than that and the last slice together is one slice.
+    ``ended`` is called once ``entries`` is exhausted, before the last slices are yielded (a
+    first slice that comes after it: the batch holds :data:`STREAMED_ABOVE` or fewer)."""
     ahead = SLICE + LAST_SLICE + SLICE // 2  # held back until it is sure not to be the tail
     held: list[T] = []
     for entry in entries:
@@ -88,6 +89,8 @@ def slices_of(entries: Iterator[T]) -> Iterator[list[T]]:
         if len(held) == ahead:
             yield held[:SLICE]
             del held[:SLICE]
+    if ended is not None:
+        ended()
     if len(held) < LAST_SLICE + SLICE // 2:
         if held:
             yield held
@@ -136,7 +139,7 @@ def push_streamed(
         first = list(itertools.islice(batch, 1))
         if not batch.taken:
             return None  # no entries: the checked push refuses the empty batch
-        if batch.arrived <= STREAMED_ABOVE:  # all of it is here: the checked push stores it
+        if batch.complete:  # the first slice came after the last entry: a small batch
             mutations_, texts = [], []
             for fresh, known_texts in itertools.chain(first, batch):
                 mutations_ += fresh
@@ -155,24 +158,22 @@ class _Arriving:
     taken (:func:`_fresh_slice`)."""
 
     def __init__(self, project: str, entries: Iterable[Any]) -> None:
-        self._slices = slices_of(self._counted(entries))
-        self.arrived = 0  # entries taken from ``entries`` so far
+        self._slices = slices_of(iter(entries), self._end)
+        self.complete = False  # every entry has arrived
         self._gate = TrustGate.for_projects({project}, "push")
         self._known: set[tuple[str, int]] = set()  # a repeat within the batch is kept once
         self.taken = 0
 
     def __iter__(self) -> Iterator[Validated]:
         for piece in self._slices:
-            fresh = _fresh_slice(piece, self.taken, self._gate, self._known)
+            fresh = _fresh_slice(piece, self._gate, self._known)
             if fresh is None:
                 raise _LeftToTheCheckedPush
             self.taken += len(piece)
             yield fresh
 
-    def _counted(self, entries: Iterable[Any]) -> Iterator[Any]:
-        for entry in entries:
-            self.arrived += 1
-            yield entry
+    def _end(self) -> None:
+        self.complete = True
 
 
 # The stream runs under a savepoint of its own: given up, it leaves nothing behind. Taken by
@@ -254,15 +255,14 @@ def store_chunks(
 
 
 def _fresh_slice(
-    piece: list[Any], first: int, gate: TrustGate, known: set[tuple[str, int]]
+    piece: list[Any], gate: TrustGate, known: set[tuple[str, int]]
 ) -> tuple[list[Mutation], list[str | None]] | None:
-    """The validated mutations of the entries ``piece`` (the batch's from index ``first``)
-    not ``known`` (the first of each id), and the canonical line each came as (entries still
+    """The validated mutations of the entries ``piece`` not ``known`` (the first of each id), and the canonical line each came as (entries still
     JSON text: see :func:`canonical_text`); None at the first entry the checked push would
     refuse."""
     loads = json_body.fast_loads() or json_body.loads
     fresh, texts = [], []
-    for index, entry in enumerate(piece, first):
+    for entry in piece:
         text = None
         try:
             if type(entry) is bytes:
@@ -270,8 +270,8 @@ def _fresh_slice(
                 text = canonical_text(entry, line) if type(entry) is dict else None
                 if text is None and json_body.may_hold_long_integer(line):
                     return None  # orjson may have rounded an integer: json decides
-            mutation = parse_entry(entry, index)
-        except (CloudProblem, ValueError, RecursionError):
+            mutation = parse_mutation(entry)  # a refusal is the checked push's to word
+        except (ValueError, RecursionError):
             return None
         if gate.refusal(mutation) is not None:
             return None

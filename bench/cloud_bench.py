@@ -16,7 +16,7 @@ observation mutations five ways:
   INCLUDING ALL``: same columns, keys and indexes), one ``COPY`` and commit per 500;
 - ``executemany``: the same rows by psycopg's pipelined ``executemany``, 500 per commit;
 - ``push``: ``POST /sync/mutations/push`` in the batches ``engram sync --cloud`` sends, as it
-  sends them (``send_batches``: 2,000 rows or 2 MiB of lines, each batch written into a
+  sends them (``send_batches``: 4,000 rows or 4 MiB of lines, each batch written into a
   chunked request as it is made, the server storing it as it arrives; the baselines keep
   500 per commit),
   through its client (validation, duplicate check, sequencing, chunk, audit, HTTP);

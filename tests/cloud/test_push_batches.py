@@ -15,7 +15,7 @@ from engram.sync.cloud.client import CloudClient, CloudSyncError, push_body
 from engram.sync.cloud.config import Remote
 from engram.sync.cloud.replicate import BATCH_BYTES, BATCH_MUTATIONS, push_batches, send_batches
 from engram.sync.mutation import Mutation
-from tests.cloud.conftest import SYNC_TOKEN, CloudServer
+from tests.cloud.conftest import SYNC_TOKEN, CloudServer, StartServer, server_env
 from tests.cloud.entries import observation
 
 
@@ -91,3 +91,24 @@ def test_batches_are_sent_in_order_and_nothing_after_a_refused_one(
         audit = conn.execute("SELECT outcome, entry_count FROM cloud_sync_audit_log").fetchall()
     assert stored == list(range(1, 14))
     assert audit == [("rejected_foreign_project", 3)]
+
+
+def test_a_server_that_takes_less_gets_the_batches_in_halves(
+    start_server: StartServer, database_url: str
+) -> None:
+    # ENGRAM_CLOUD_MAX_PUSH_BYTES below one default batch: 413, then halves until it fits.
+    server = start_server(server_env(database_url, ENGRAM_CLOUD_MAX_PUSH_BYTES="300000"))
+    client = CloudClient(Remote(server.url, SYNC_TOKEN))
+    journal = [_full(n) for n in range(1, 3001)]  # ~1.3 MB of lines: one default batch
+    sent = [(len(b), a["accepted"]) for b, a in send_batches(client, "p", journal)]
+    assert sum(n for n, _ in sent) == len(journal) and all(n == a for n, a in sent)
+    assert len(sent) > 3 and max(len(push_body("p", journal[:n])) for n, _ in sent) <= 300_000
+    with psycopg.connect(database_url) as conn:
+        stored = [s for (s,) in conn.execute("SELECT clock FROM cloud_mutations ORDER BY seq")]
+    assert stored == list(range(1, 3001))
+    # One mutation over the limit has nothing smaller to go in: its 413 is the answer.
+    huge = Mutation(**{**observation("dev", 3001), "payload": {
+        **observation("dev", 3001)["payload"], "content": "z" * 400_000}})  # fmt: skip
+    with pytest.raises(CloudSyncError) as refused:
+        list(send_batches(client, "p", [huge]))
+    assert (refused.value.status, refused.value.reason_code) == (413, "payload_too_large")

@@ -95,23 +95,14 @@ class PushBatch(list[Mutation]):
 
 
 def push_batches(mutations: Sequence[Mutation]) -> Iterator[PushBatch]:
-    """``mutations`` in the batches a push sends, in order, each made when it is asked for: at
-    most :data:`BATCH_MUTATIONS` and about :data:`BATCH_BYTES` of lines each, counted in UTF-8
-    bytes as the body carries them (a larger mutation goes alone; a journal in CJK or emoji is
-    3-4 bytes a character, and the server refuses a body over ``ENGRAM_CLOUD_MAX_PUSH_BYTES``,
-    8 MiB by default)."""
-    batch, size = PushBatch(), 0
-    for mutation in mutations:
-        text = mutation.to_json()
-        line = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
-        if batch and (len(batch) >= BATCH_MUTATIONS or size + line > BATCH_BYTES):
-            yield batch
-            batch, size = PushBatch(), 0
-        batch.append(mutation)
-        batch.lines.append(text)
-        size += line
-    if batch:
-        yield batch
+    """``mutations`` in the batches a push sends (:class:`PushBody`'s rule), in order, each
+    made when it is asked for."""
+    start = 0
+    while start < len(mutations):
+        body = PushBody("", mutations, start)
+        body.take()
+        yield body.batch
+        start += len(body.batch)
 
 
 # Entries per piece of a push body: the server stores the first while the client makes (and
@@ -149,25 +140,32 @@ class PushBody:
         try:
             head = push_head(self.project)
         except UnicodeEncodeError:  # only an escape carries it: the whole body at once
-            yield self._whole()
+            self.take()
+            yield push_body(self.project, self.batch, self.batch.lines)
             return
         yield head
-        self.batch.clear()  # a send cut off part way left its start here
-        self.batch.lines.clear()
         piece: list[bytes] = []
         for line in self._lines():
             piece.append(line)
             if len(piece) == PIECE_ENTRIES:
                 yield PUSH_BETWEEN.join(piece) + PUSH_BETWEEN
                 piece = []
-        self._made = True
         yield PUSH_BETWEEN.join(piece) + PUSH_TAIL if piece else PUSH_TAIL
 
+    def take(self) -> None:
+        """Make the batch without the body (what :attr:`batch` holds once it is sent)."""
+        for _ in self._lines():
+            pass
+
     def _lines(self) -> Iterator[bytes]:
-        """Each entry's line, in UTF-8, for the mutations of the batch as it grows (at most
-        :data:`BATCH_MUTATIONS`, about :data:`BATCH_BYTES` unless told less: the rule of
-        :func:`push_batches`)."""
+        """Each entry's line, in UTF-8, for the mutations of the batch as it grows: at most
+        :data:`BATCH_MUTATIONS` and about :data:`BATCH_BYTES` of lines (unless told less),
+        counted in UTF-8 bytes as the body carries them (a larger mutation goes alone; a
+        journal in CJK or emoji is 3-4 bytes a character, and the server refuses a body over
+        ``ENGRAM_CLOUD_MAX_PUSH_BYTES``, 8 MiB by default)."""
         batch, size, most, most_bytes = self.batch, 0, self._max_entries, self._max_bytes
+        batch.clear()  # a send cut off part way left its start here
+        batch.lines.clear()
         for index in range(self._start, len(self._mutations)):
             mutation = self._mutations[index]
             text = mutation.to_json()
@@ -176,19 +174,12 @@ class PushBody:
             except UnicodeEncodeError:  # a lone surrogate: json's escapes carry it
                 line = json.dumps(mutation.to_dict(), separators=(",", ":")).encode()
             if batch and (len(batch) >= most or size + len(line) > most_bytes):
-                return
+                break
             batch.append(mutation)
             batch.lines.append(text)
             size += len(line)
             yield line
-
-    def _whole(self) -> bytes:
-        self.batch.clear()
-        self.batch.lines.clear()
-        for _ in self._lines():
-            pass
         self._made = True
-        return push_body(self.project, self.batch, self.batch.lines)
 
 
 def send_batches(

@@ -85,44 +85,45 @@ class ArrivingPush:
     async def receive(self, pieces: AsyncIterator[bytes]) -> None:
         """Take the body from ``pieces`` until it ends, stalls, grows too large or is cut off;
         never raises (a problem is kept in :attr:`problem` for the reader)."""
-        started = time.monotonic()
+        deadline = time.monotonic() + self.deadline_s
         problem: CloudProblem | None = None
+        complete = False
         try:
-            while True:
-                left = self.deadline_s - (time.monotonic() - started)
-                wait = min(self.stall_s, left)
-                if wait <= 0:
-                    problem = _slow("body_too_slow", f"within {self.deadline_s:g} s")
-                    break
+            while problem is None:
+                wait = min(self.stall_s, deadline - time.monotonic())
                 try:
+                    if wait <= 0:
+                        raise TimeoutError
                     piece = await asyncio.wait_for(anext(pieces, None), wait)
                 except TimeoutError:
-                    if wait < self.stall_s:
-                        problem = _slow("body_too_slow", f"within {self.deadline_s:g} s")
-                    else:
-                        problem = _slow("body_stalled", f"(nothing for {self.stall_s:g} s)")
+                    problem = self._late(stalled=wait >= self.stall_s)
                     break
                 if piece is None:
+                    complete = True
                     break
                 if piece:
                     problem = self._add(piece)
-                    if problem is not None:
-                        break
         except Exception:  # the client went away (starlette's ClientDisconnect) or the server
-            problem = CloudProblem(
-                400, "invalid_request", "body_incomplete", "the request body ended early"
-            )
+            pass
         finally:  # also when the request is cancelled: the reader never waits forever
             with self._changed:
-                if problem is None and not self.ended and self.problem is None:
+                if complete:
                     self.ended = True
-                elif self.problem is None and not self.ended:
+                else:
                     self.problem = problem or CloudProblem(
                         400, "invalid_request", "body_incomplete", "the request body ended early"
                     )
                 self._changed.notify_all()
             self._head.set()
             self._done.set()
+
+    def _late(self, *, stalled: bool) -> CloudProblem:
+        """408: the body stopped arriving, or did not arrive in time."""
+        if stalled:
+            code, what = "body_stalled", f"(nothing for {self.stall_s:g} s)"
+        else:
+            code, what = "body_too_slow", f"within {self.deadline_s:g} s"
+        return CloudProblem(408, "invalid_request", code, f"the request body did not arrive {what}")
 
     def _add(self, piece: bytes) -> CloudProblem | None:
         if self._size + len(piece) > self.limit:
@@ -209,7 +210,3 @@ def _entry(line: bytes) -> bytes:
     if not line or b"\n" in line:
         raise NotFramed
     return line
-
-
-def _slow(code: str, what: str) -> CloudProblem:
-    return CloudProblem(408, "invalid_request", code, f"the request body did not arrive {what}")

@@ -8,6 +8,7 @@ allowlisted projects, and runs uvicorn.
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import gc
 import importlib
@@ -23,7 +24,7 @@ from starlette.routing import BaseRoute
 from engram.browser_guard import BrowserGuard, is_loopback
 from engram.cloud.faults import FAULT_HANDLERS
 from engram.cloud.problems import CloudProblem
-from engram.cloud.routes.requests import CloudContext, Slots, problem_response
+from engram.cloud.routes.requests import CloudContext, problem_response
 from engram.cloud.settings import CloudSettings
 from engram.cloud.store.db import CloudStore
 from engram.errors import EngramError
@@ -57,7 +58,7 @@ def create_app(
         middleware=[*browser_guard(settings), Middleware(NulGuard, refusal=_nul_refusal)],
         exception_handlers={CloudProblem: problem_response, **FAULT_HANDLERS},
     )
-    arriving = Slots(max(1, settings.pool_size // 2))
+    arriving = asyncio.Semaphore(max(1, settings.pool_size // 2))
     app.state.cloud = CloudContext(settings=settings, store=store, arriving=arriving)
     return app
 

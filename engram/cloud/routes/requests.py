@@ -6,6 +6,7 @@ Routes are small async functions: read the request, call one operation in the th
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -33,24 +34,7 @@ class CloudContext:
     store: CloudStore
     # Pushes stored while their body arrives, at most (each holds a pooled connection while
     # the client sends): half the pool. Past that, a push's body is read whole first.
-    arriving: Slots = field(default_factory=lambda: Slots(0))
-
-
-class Slots:
-    """A count of places, taken and given back on the event loop (no lock needed)."""
-
-    def __init__(self, places: int) -> None:
-        self.free = places
-
-    def take(self) -> bool:
-        """Take a place when there is one."""
-        if self.free <= 0:
-            return False
-        self.free -= 1
-        return True
-
-    def give_back(self) -> None:
-        self.free += 1
+    arriving: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(0))
 
 
 def context(request: Request) -> CloudContext:

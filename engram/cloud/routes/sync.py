@@ -45,8 +45,10 @@ async def push_mutations(request: Request) -> JSONResponse:
             def push(conn: Conn, principal: Principal) -> dict[str, Any]:
                 return replication.push_mutations(conn, principal, project, parsed)
         else:  # engram's own client: entries are stored as they arrive
-            streaming = ctx.arriving.take()
-            if not streaming:  # every streaming place is taken: the body comes in first
+            streaming = not ctx.arriving.locked()
+            if streaming:  # a free place: taken at once (acquire does not wait)
+                await ctx.arriving.acquire()
+            else:  # every streaming place is taken: the body comes in first
                 await body.arrived()
             framed = project
 
@@ -56,7 +58,7 @@ async def push_mutations(request: Request) -> JSONResponse:
         return JSONResponse(await admitted_work(request, "mutations_push", project, push))
     finally:
         if streaming:
-            ctx.arriving.give_back()
+            ctx.arriving.release()
         await receiving  # a refusal is answered after the body (the client reads it)
 
 

@@ -10,9 +10,9 @@ checked push then counts the duplicates (a replay costs two passes, a first send
 slice's mutations form their own chunks (one per origin), so every row names its chunk when it
 is written; the chunks are stored together once the ``COPY`` ends.
 
-Slices are all of one small size, the last smaller still: preparing an entry costs Python about as much as inserting
-it costs Postgres (20 and 15 us here), so a slice is ready about when Postgres has inserted the
-one before, and what Postgres still has to insert when the last slice is written is the small
+Slices are all of one small size, the last smaller still: preparing an entry costs Python
+about as much as inserting it costs Postgres (20 and 15 us here), so a slice is ready about when
+Postgres has inserted the one before, and what Postgres still has to insert when the last slice is written is the small
 last slice (docs/performance.md, "Push: slices of one size").
 
 A project's first push streams too: the look-alike check runs first (a name it would refuse
@@ -256,10 +256,10 @@ def store_chunks(
 
 def _fresh_slice(
     piece: list[Any], gate: TrustGate, known: set[tuple[str, int]]
-) -> tuple[list[Mutation], list[str | None]] | None:
-    """The validated mutations of the entries ``piece`` not ``known`` (the first of each id), and the canonical line each came as (entries still
-    JSON text: see :func:`canonical_text`); None at the first entry the checked push would
-    refuse."""
+) -> Validated | None:
+    """The validated mutations of the entries ``piece`` not ``known`` (the first of each id),
+    and the canonical line each came as (entries still JSON text: see
+    :func:`canonical_text`); None at the first entry the checked push would refuse."""
     loads = json_body.fast_loads() or json_body.loads
     fresh, texts = [], []
     for entry in piece:

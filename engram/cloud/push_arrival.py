@@ -33,10 +33,8 @@ from engram.sync import json_body
 # longer is not in the layout (it is read whole).
 HEAD_LIMIT = 64 * 1024
 _HEAD_END = b',"entries":['
-_BETWEEN = b",\n"
-_TAIL = b"\n]}"
-# The bytes of entries already taken that the reader's buffer keeps before it drops them.
-COMPACT_AFTER = 256 * 1024
+_COMMA = ord(",")
+_CLOSE = b"]}"  # the line after the last entry's
 
 
 class NotFramed(Exception):
@@ -179,34 +177,37 @@ class ArrivingPush:
     def entries(self) -> Iterator[bytes]:
         """Each entry's JSON text as it arrives, in a framed body (one whose first line is a
         framed head). Raises :class:`NotFramed` where the layout breaks (and for a piece that
-        may hold a NUL: the checked push refuses it), the body's problem where it has one."""
-        buffer, index = bytearray(), 0
-        start = scan = -1  # where the current entry starts, and where to look for its end
+        may hold a NUL: the checked push refuses it), the body's problem where it has one.
+
+        A JSON text holds no raw newline, so the body is cut at its newlines: every line after
+        the head is an entry and its comma, but the last, which the tail's ``]}`` follows."""
+        pending: list[bytes] = []  # what arrived after the last newline
+        last: bytes | None = None  # a line without its comma: the last entry, if ]} follows
+        in_head, seam, index = True, b"", 0
         while (piece := self._piece(index)) is not None:
             index += 1
             # An entry that may hold a NUL is the checked push's to refuse: looked for once
-            # per piece, over its start's seam with the piece before.
-            if body_may_hold_nul(piece) or body_may_hold_nul(bytes(buffer[-5:]) + piece[:5]):
+            # per piece, over its start's seam with the pieces before.
+            if body_may_hold_nul(piece) or body_may_hold_nul(seam + piece[:5]):
                 raise NotFramed
-            buffer += piece
-            if start < 0:  # still in the head
-                newline = buffer.find(b"\n")
-                if newline < 0:
-                    continue
-                start = scan = newline + 1
-            while (between := buffer.find(_BETWEEN, scan)) >= 0:
-                yield _entry(bytes(buffer[start:between]))
-                start = scan = between + len(_BETWEEN)
-            scan = max(start, len(buffer) - len(_BETWEEN) + 1)
-            if start > COMPACT_AFTER:  # what was taken already is dropped
-                del buffer[:start]
-                scan, start = scan - start, 0
-        if start < 0 or not buffer.endswith(_TAIL) or len(buffer) - start <= len(_TAIL):
+            seam = (seam + piece)[-5:] if len(piece) < 5 else piece[-5:]
+            pending.append(piece)
+            if b"\n" not in piece:  # no line ends here: an entry (or the head) grows
+                continue
+            if last is not None:  # a line after the one that had no comma
+                raise NotFramed
+            lines = (pending[0] if len(pending) == 1 else b"".join(pending)).split(b"\n")
+            pending = [lines.pop()]
+            ended = len(lines) - 1
+            for number in range(1 if in_head else 0, len(lines)):
+                line = lines[number]
+                if len(line) > 1 and line[-1] == _COMMA:
+                    yield line[:-1]
+                elif number == ended and line:
+                    last = line
+                else:
+                    raise NotFramed  # an empty line, or a line without a comma before others
+            in_head = False
+        if last is None or b"".join(pending) != _CLOSE:
             raise NotFramed  # no head, no tail, or no entries (the checked push refuses it)
-        yield _entry(bytes(buffer[start : -len(_TAIL)]))
-
-
-def _entry(line: bytes) -> bytes:
-    if not line or b"\n" in line:
-        raise NotFramed
-    return line
+        yield last

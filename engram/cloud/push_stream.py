@@ -15,8 +15,8 @@ about as much as inserting it costs Postgres (20 and 15 us here), so a slice is 
 Postgres has inserted the one before, and what Postgres still has to insert when the last slice is written is the small
 last slice (docs/performance.md, "Push: slices of one size").
 
-A project's first push streams too: the look-alike check runs first (a name it would refuse
-is left to the checked push), then the project's row is created and locked.
+A project's first push streams too: its row is created with the look-alike check's read, in
+one round trip, and a name the check would refuse is rolled back and left to the checked push.
 
 Anything the checked push would refuse (a malformed entry, another project's entry, a paused
 project, a look-alike name) stops the stream: everything it wrote, the project's new row
@@ -38,8 +38,7 @@ import psycopg
 
 from engram.cloud import chunks
 from engram.cloud.auth import Principal
-from engram.cloud.new_projects import require_not_a_variant
-from engram.cloud.problems import CloudProblem
+from engram.cloud.new_projects import create_pushed_project
 from engram.cloud.push_arrival import NotFramed
 from engram.cloud.store import mutations
 from engram.cloud.store.db import Conn
@@ -189,13 +188,9 @@ def _locked(conn: Conn, project: str) -> mutations.LockedProject:
     with conn.pipeline():
         conn.execute(_SAVEPOINT)
         locked = mutations.lock_existing_project(conn, project)
-    if locked is None:
-        try:
-            require_not_a_variant(conn, project)
-        except CloudProblem:
-            raise _LeftToTheCheckedPush from None
-        locked = mutations.create_project(conn, project)
-    if not locked.sync_enabled:
+    if locked is None:  # a look-alike's row is rolled back with the rest
+        locked = create_pushed_project(conn, project)
+    if locked is None or not locked.sync_enabled:
         raise _LeftToTheCheckedPush
     return locked
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from engram.cloud import chunks
 from engram.cloud.auth import Principal
-from engram.cloud.new_projects import require_not_a_variant
+from engram.cloud.new_projects import lock_pushed_project
 from engram.cloud.problems import CloudProblem, invalid
 from engram.cloud.push_arrival import ArrivingPush
 from engram.cloud.push_stream import SmallBatch, push_streamed, store_chunks
@@ -96,10 +96,9 @@ def _lock_for_push(
     claimed_by: str | None,
     entry_count: int,
 ) -> mutations.LockedProject:
-    """The project's row, locked for this push (after the variant check); a paused project's
-    refusal is recorded and raised (409 ``sync-paused``)."""
-    require_not_a_variant(conn, project)
-    locked = mutations.lock_project(conn, project)
+    """The project's row, locked for this push (a new one after the variant check); a paused
+    project's refusal is recorded and raised (409 ``sync-paused``)."""
+    locked = lock_pushed_project(conn, project)
     if not locked.sync_enabled:
         _record_refusal(conn, principal, project, action, claimed_by, entry_count)
         raise CloudProblem(

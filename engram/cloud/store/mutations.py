@@ -18,6 +18,7 @@ from typing import Any
 from psycopg import Copy
 from psycopg.rows import tuple_row
 
+from engram.cloud.store import projects
 from engram.cloud.store.db import Conn
 from engram.sync.mutation import Mutation, dump_payload
 
@@ -104,6 +105,21 @@ def create_project(conn: Conn, project: str) -> LockedProject:
         row = conn.execute(_LOCK_PROJECT, {"project": project}).fetchone()
     assert row is not None
     return LockedProject(bool(row["sync_enabled"]), int(row["last_seq"]))
+
+
+def create_project_reading_names(conn: Conn, project: str) -> tuple[LockedProject, set[str]]:
+    """:func:`create_project`, in the round trip that takes the new-project lock and reads
+    every known name (:func:`projects.lock_new_names`): the names as they were before the row
+    was made. Whether ``project`` may be created is the caller's to decide, and to undo."""
+    with conn.pipeline():
+        names = projects.send_lock_new_names(conn)
+        created = conn.execute(_CREATE_PROJECT, {"project": project})
+        known = projects.names_of(names)
+        row = created.fetchone()
+    if row is None:  # another push created it meanwhile
+        row = conn.execute(_LOCK_PROJECT, {"project": project}).fetchone()
+    assert row is not None
+    return LockedProject(bool(row["sync_enabled"]), int(row["last_seq"])), known
 
 
 def unknown_mutations(conn: Conn, project: str, batch: Sequence[Mutation]) -> list[Mutation]:

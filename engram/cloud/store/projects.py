@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from psycopg import Cursor
 from psycopg.types.json import Jsonb
 
 from engram.cloud.store.db import Conn
@@ -135,5 +136,16 @@ def lock_new_names(conn: Conn) -> set[str]:
     """Serialize project creation until the transaction ends (one advisory lock), then read
     :func:`known_names` under it: one round trip for both."""
     with conn.pipeline():
-        conn.execute("SELECT pg_advisory_xact_lock(hashtext('engram.cloud.new_project'))")
-        return {str(row["name"]) for row in conn.execute(_KNOWN_NAMES).fetchall()}
+        return names_of(send_lock_new_names(conn))
+
+
+def send_lock_new_names(conn: Conn) -> Cursor[Any]:
+    """:func:`lock_new_names` sent in the caller's pipeline: the cursor :func:`names_of` reads
+    once the pipeline has its answers (more statements may travel in the same round trip)."""
+    conn.execute("SELECT pg_advisory_xact_lock(hashtext('engram.cloud.new_project'))")
+    return conn.execute(_KNOWN_NAMES)
+
+
+def names_of(cursor: Cursor[Any]) -> set[str]:
+    """The names :func:`send_lock_new_names` read."""
+    return {str(row["name"]) for row in cursor.fetchall()}

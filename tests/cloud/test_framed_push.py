@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx2 as httpx
@@ -16,9 +18,10 @@ import psycopg
 
 from engram.cloud.push_arrival import ArrivingPush, NotFramed, framed_project
 from engram.cloud.push_stream import SLICE, STREAMED_ABOVE, slices
+from engram.project_names import normalized_name
 from engram.sync.cloud.client import push_body
 from engram.sync.mutation import Mutation
-from tests.cloud.conftest import ADMIN_TOKEN, SYNC_TOKEN, CloudServer
+from tests.cloud.conftest import ADMIN_TOKEN, ENGRAM, PEPPER, SYNC_TOKEN, CloudServer
 from tests.cloud.entries import observation
 
 BIG = STREAMED_ABOVE + 2 * SLICE  # streamed: a refusal in the last slice comes after the others
@@ -176,3 +179,40 @@ def test_only_the_exact_layout_is_framed_in_pieces_of_any_size() -> None:
         assert [json.loads(e) for e in framed[1]] == entries
         for other in others:
             assert _framed(other, piece) is None, (piece, other[:80])
+
+
+def test_look_alike_first_pushes_sent_at_once_create_one_project(
+    cloud: CloudServer, database_url: str
+) -> None:
+    names = [normalized_name(n) for n in ("proj-b", "proj_b", "proj.b", "proj b")]
+    assert len(set(names)) == 4
+
+    def push(name: str) -> Any:
+        entries = [observation("a", n, project=name) for n in range(1, BIG + 1)]
+        return _push(cloud.client(SYNC_TOKEN), entries, name)
+
+    with ThreadPoolExecutor(len(names)) as pool:
+        answers = list(pool.map(push, names))
+    codes = [(a.status_code, a.json().get("error_code")) for a in answers]
+    assert sorted(codes, key=str).count((409, "similar_project")) == 3, codes
+    (created,) = [name for name, a in zip(names, answers, strict=True) if a.status_code == 200]
+    assert _rows(database_url, "SELECT name FROM cloud_projects") == [(created,)]
+    assert _rows(database_url, "SELECT count(*) FROM cloud_mutations") == [(BIG,)]
+
+
+def test_a_granted_name_without_a_row_streams_its_first_push(
+    cloud: CloudServer, database_url: str
+) -> None:
+    env = {"ENGRAM_DATABASE_URL": database_url, "ENGRAM_CLOUD_TOKEN_PEPPER": PEPPER,
+           "PATH": "/usr/bin:/bin"}  # fmt: skip
+    made = subprocess.run(
+        [str(ENGRAM), "cloud", "bootstrap", "admin", "--username", "ann",
+         "--grant-project", "team-x", "--issue-token", "laptop"],
+        capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    token = made.stdout.strip().splitlines()[-1]
+    assert _rows(database_url, "SELECT count(*) FROM cloud_projects") == [(0,)]
+    entries = [observation("a", n, project="team-x") for n in range(1, BIG + 1)]
+    assert _push(cloud.client(token), entries, "team-x").json()["accepted"] == BIG
+    assert _rows(database_url, "SELECT name FROM cloud_projects") == [("team-x",)]

@@ -190,7 +190,7 @@ class ArrivingPush:
             # per piece, over its start's seam with the pieces before.
             if body_may_hold_nul(piece) or body_may_hold_nul(seam + piece[:5]):
                 raise NotFramed
-            seam = (seam + piece)[-5:] if len(piece) < 5 else piece[-5:]
+            seam = (seam + piece[-5:])[-5:]
             pending.append(piece)
             if b"\n" not in piece:  # no line ends here: an entry (or the head) grows
                 continue

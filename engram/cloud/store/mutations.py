@@ -100,7 +100,12 @@ def lock_project(conn: Conn, project: str) -> LockedProject:
 def create_project(conn: Conn, project: str) -> LockedProject:
     """Create the project's row, held until the transaction ends (or, when another push has
     just created it, lock that one)."""
-    row = conn.execute(_CREATE_PROJECT, {"project": project}).fetchone()
+    return _created(conn, project, conn.execute(_CREATE_PROJECT, {"project": project}).fetchone())
+
+
+def _created(conn: Conn, project: str, row: dict[str, Any] | None) -> LockedProject:
+    """The project's row as ``_CREATE_PROJECT`` returned it, or, when another push has just
+    created it (no row returned), that push's row once it is locked."""
     if row is None:
         row = conn.execute(_LOCK_PROJECT, {"project": project}).fetchone()
     assert row is not None
@@ -116,10 +121,7 @@ def create_project_reading_names(conn: Conn, project: str) -> tuple[LockedProjec
         created = conn.execute(_CREATE_PROJECT, {"project": project})
         known = projects.names_of(names)
         row = created.fetchone()
-    if row is None:  # another push created it meanwhile
-        row = conn.execute(_LOCK_PROJECT, {"project": project}).fetchone()
-    assert row is not None
-    return LockedProject(bool(row["sync_enabled"]), int(row["last_seq"])), known
+    return _created(conn, project, row), known
 
 
 def unknown_mutations(conn: Conn, project: str, batch: Sequence[Mutation]) -> list[Mutation]:

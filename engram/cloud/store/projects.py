@@ -114,7 +114,7 @@ _KNOWN_NAMES = """
 
 def known_names(conn: Conn) -> set[str]:
     """Every project name the server holds: projects with a row, and granted names."""
-    return {str(row["name"]) for row in conn.execute(_KNOWN_NAMES).fetchall()}
+    return names_of(conn.execute(_KNOWN_NAMES))
 
 
 # The name itself in the set of known_names, without reading the whole set: the project row
@@ -147,5 +147,5 @@ def send_lock_new_names(conn: Conn) -> Cursor[Any]:
 
 
 def names_of(cursor: Cursor[Any]) -> set[str]:
-    """The names :func:`send_lock_new_names` read."""
+    """The names a cursor over ``_KNOWN_NAMES`` read (:func:`send_lock_new_names`)."""
     return {str(row["name"]) for row in cursor.fetchall()}

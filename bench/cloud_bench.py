@@ -23,7 +23,8 @@ observation mutations five ways:
 - ``select``: the rows back in keyset pages of 500 (``seq > cursor AND seq <= cursor + 500
   ORDER BY seq LIMIT 500``);
 - ``pull``: ``GET /sync/mutations/pull`` pages as ``engram sync --cloud`` asks for them
-  (``PULL_PAGE`` rows, 1,000; the server stops a page of big memories earlier), parsed by the
+  (``PULL_PAGE`` rows, 1,000; the server stops a page of big memories earlier; each page asked
+  for while the one before is parsed: :mod:`engram.sync.cloud.pull_ahead`), parsed by the
   client, until the end.
 
 For each it prints the median wall time and CPU (this process + the server + the Postgres
@@ -52,6 +53,7 @@ from processes import client_backends_cpu_seconds, cpu_seconds, load_average
 from psycopg.types.json import Jsonb
 
 from engram.cloud.scratch_postgres import ScratchPostgres
+from engram.sync.cloud import pull_ahead
 from engram.sync.cloud.client import CloudClient
 from engram.sync.cloud.config import Remote
 from engram.sync.cloud.replicate import send_batches
@@ -118,13 +120,9 @@ def push(client: CloudClient, project: str, rows: list[Mutation]) -> None:
 
 
 def pull(client: CloudClient, project: str, expected: int) -> None:
-    since, seen = 0, 0
-    while True:
-        page = client.pull_mutations(project, since)  # the page size engram sync asks for
+    seen = 0
+    for page in pull_ahead.pages(client, project, 0):  # as engram sync --cloud asks for them
         seen += len(page["mutations"])
-        since = page["next_since"]
-        if not page["has_more"]:
-            break
     assert seen == expected, (seen, expected)
 
 

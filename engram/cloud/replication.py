@@ -15,6 +15,7 @@ import base64
 import binascii
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from engram.cloud import chunks
@@ -245,18 +246,37 @@ def _store_checked(
     }
 
 
-def pull_mutations(conn: Conn, project: str, since: int, limit: int) -> bytes:
+@dataclass(frozen=True, slots=True)
+class PulledAnswer:
+    """A pull page's JSON text (UTF-8) and where the next page starts (``has_more``: there
+    is one), which the route also sends as headers: see :data:`NEXT_SINCE_HEADER`."""
+
+    body: bytes
+    next_since: int
+    has_more: bool
+
+
+# The next page's cursor and whether there is one, as headers: a client reads them before
+# the body and can ask for the next page while it parses this one
+# (engram.sync.cloud.pull_ahead). They always equal the body's next_since and has_more.
+NEXT_SINCE_HEADER = "Engram-Next-Since"
+HAS_MORE_HEADER = "Engram-Has-More"
+
+
+def pull_mutations(conn: Conn, project: str, since: int, limit: int) -> PulledAnswer:
     """Mutations after cursor ``since`` (never gated on pause), as the JSON text (UTF-8) of
     ``{project, mutations, next_since, last_seq, has_more}``."""
     limit = max(1, min(limit, MAX_PULL))
     page = mutations.pull_page(conn, project, since, limit, MAX_PULL_BYTES)
     next_since = page.last_in_page if page.last_in_page is not None else since
+    has_more = next_since < page.last_seq
     head = json.dumps({"project": project}, ensure_ascii=False)[:-1]
     tail = (
         f',"next_since":{next_since},"last_seq":{page.last_seq},'
-        f'"has_more":{"true" if next_since < page.last_seq else "false"}}}'
+        f'"has_more":{"true" if has_more else "false"}}}'
     )
-    return b"".join((f'{head},"mutations":'.encode(), page.entries, tail.encode()))
+    body = b"".join((f'{head},"mutations":'.encode(), page.entries, tail.encode()))
+    return PulledAnswer(body, next_since, has_more)
 
 
 def _claimed_by(body: dict[str, Any]) -> str | None:

@@ -80,11 +80,15 @@ async def pull_mutations(request: Request) -> Response:
     since = int_param(request, "since", 0)
     limit = int_param(request, "limit", 500)
 
-    def pull(conn: Conn, _: Principal) -> bytes:
+    def pull(conn: Conn, _: Principal) -> replication.PulledAnswer:
         return replication.pull_mutations(conn, project, since, limit)
 
     page = await admitted_work(request, "mutations_pull", project, pull)
-    return Response(page, media_type="application/json")
+    headers = {
+        replication.NEXT_SINCE_HEADER: str(page.next_since),
+        replication.HAS_MORE_HEADER: "true" if page.has_more else "false",
+    }
+    return Response(page.body, media_type="application/json", headers=headers)
 
 
 async def push_chunk(request: Request) -> JSONResponse:

@@ -9,14 +9,15 @@ Every failure becomes a :class:`CloudSyncError` with a deterministic ``reason_co
 
 from __future__ import annotations
 
+import functools
 import http.client
 import json
 import logging
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from engram.sync import json_body
@@ -31,6 +32,7 @@ from engram.sync.cloud.connection import (
 from engram.sync.mutation import Mutation
 
 log = logging.getLogger("engram.autosync")
+T = TypeVar("T")
 TIMEOUT_S = 30.0
 # Waits before each retry of an idempotent push or pull that failed transiently.
 RETRY_DELAYS_S = (0.5, 1.0, 2.0, 4.0)
@@ -92,11 +94,13 @@ class CloudClient:
         self.remote = remote
         self.timeout = timeout
         self._kept = KeptConnection(remote.server_url, timeout)
+        self._ahead = KeptConnection(remote.server_url, timeout)  # a pull page asked ahead
         self._via_urllib = needs_urllib(remote.server_url)
 
     def close(self) -> None:
-        """Close the calling thread's kept connection (the next request opens one)."""
+        """Close the calling thread's kept connections (the next request opens one)."""
         self._kept.close()
+        self._ahead.close()
 
     def health(self) -> dict[str, Any]:
         return self._request("GET", "/health")
@@ -119,6 +123,43 @@ class CloudClient:
         query = {"project": project, "since": since, "limit": limit}
         return self._retried("GET", "/sync/mutations/pull", query=query)
 
+    def pull_answer(self, project: str, since: int, limit: int = PULL_PAGE) -> Answer:
+        """:meth:`pull_mutations`'s answer unparsed (headers and body; :meth:`parsed` reads
+        it), retried as it is."""
+        query = {"project": project, "since": since, "limit": limit}
+        attempt = functools.partial(self._answer, "GET", "/sync/mutations/pull", query=query)
+        return _retrying(attempt, "GET /sync/mutations/pull")
+
+    def send_pull(self, project: str, since: int, limit: int = PULL_PAGE) -> bool:
+        """Ask for a pull page on a second kept connection and leave its answer to
+        :meth:`receive_pull`, so the server prepares it meanwhile; False (nothing sent) where
+        requests go through ``urllib`` or it could not be sent."""
+        if self._via_urllib:
+            return False
+        target = "/sync/mutations/pull?" + urlencode(
+            {"project": project, "since": since, "limit": limit}
+        )
+        try:
+            self._ahead.send("GET", target, self._headers(False))
+        except (OSError, http.client.HTTPException):
+            return False
+        return True
+
+    def receive_pull(self, project: str, since: int, limit: int = PULL_PAGE) -> Answer:
+        """The answer to :meth:`send_pull`'s request (the same arguments); asked again as
+        :meth:`pull_answer` asks (retried) when the connection failed it."""
+        try:
+            answer = self._ahead.receive(MAX_RESPONSE_BYTES)
+        except (OSError, http.client.HTTPException, Redirected):
+            return self.pull_answer(project, since, limit)
+        if answer.status >= 500:  # transient: asked again, with the waits that go with it
+            return self.pull_answer(project, since, limit)
+        return self._checked(answer, "/sync/mutations/pull")
+
+    def drop_pull(self) -> None:
+        """Forget :meth:`send_pull`'s request unanswered (its connection is closed)."""
+        self._ahead.close()
+
     def manifest(self, project: str) -> dict[str, Any]:
         return self._retried("GET", "/sync/pull", query={"project": project})
 
@@ -132,17 +173,9 @@ class CloudClient:
     ) -> dict[str, Any]:
         """An idempotent request (``data``: its JSON body, encoded), retried with backoff (or
         the server's ``Retry-After``, at most :data:`MAX_RETRY_WAIT_S`) while it fails
-        transiently (see :attr:`CloudSyncError.transient`)."""
-        for delay in RETRY_DELAYS_S:
-            try:
-                return self._request(method, path, query=query, data=data)
-            except CloudSyncError as exc:
-                if not exc.transient:
-                    raise
-                wait = min(exc.retry_after or delay, MAX_RETRY_WAIT_S)
-                log.debug("[cloud] %s %s: %s; retrying in %.1fs", method, path, exc.message, wait)
-                time.sleep(wait)
-        return self._request(method, path, query=query, data=data)
+        transiently (see :attr:`CloudSyncError.transient`): an answer that is not JSON too."""
+        attempt = functools.partial(self._request, method, path, query=query, data=data)
+        return _retrying(attempt, f"{method} {path}")
 
     def admin(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
         """One ``/admin/*`` call with this remote's (managed admin) token; a JSON array comes
@@ -163,14 +196,22 @@ class CloudClient:
     ) -> dict[str, Any]:
         """One request; its JSON body is ``body``, or ``data`` already encoded (bytes, or
         pieces sent as they are made: the request is chunked)."""
-        target = path + (f"?{urlencode(query)}" if query else "")
         if body is not None:
             data = json.dumps(body, separators=(",", ":")).encode("utf-8")
-        headers = {"Accept": "application/json"}
-        if data is not None:
-            headers["Content-Type"] = "application/json"
-        if self.remote.token:
-            headers["Authorization"] = f"Bearer {self.remote.token}"
+        return self.parsed(self._answer(method, path, query=query, data=data))
+
+    def _answer(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: dict[str, Any] | None = None,
+        data: Body | None = None,
+    ) -> Answer:
+        """One request's answer, unparsed: a refusal (4xx, 5xx) or an answer over
+        :data:`MAX_RESPONSE_BYTES` is raised as a :class:`CloudSyncError`."""
+        target = path + (f"?{urlencode(query)}" if query else "")
+        headers = self._headers(data is not None)
         try:
             if self._via_urllib:
                 answer = self._urllib(method, target, headers, data)
@@ -180,10 +221,26 @@ class CloudClient:
                 except Redirected:
                     answer = self._urllib(method, target, headers, data)
         except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
-            reason = getattr(exc, "reason", exc)
-            raise CloudSyncError(
-                "transport_failed", f"cannot reach {self.remote.server_url}: {reason}"
-            ) from None
+            raise self._unreachable(exc) from None
+        return self._checked(answer, path)
+
+    def _headers(self, with_body: bool) -> dict[str, str]:
+        headers = {"Accept": "application/json"}
+        if with_body:
+            headers["Content-Type"] = "application/json"
+        if self.remote.token:
+            headers["Authorization"] = f"Bearer {self.remote.token}"
+        return headers
+
+    def _unreachable(self, exc: Exception) -> CloudSyncError:
+        reason = getattr(exc, "reason", exc)
+        return CloudSyncError(
+            "transport_failed", f"cannot reach {self.remote.server_url}: {reason}"
+        )
+
+    def _checked(self, answer: Answer, path: str) -> Answer:
+        """``answer``, or its refusal (4xx, 5xx; one over :data:`MAX_RESPONSE_BYTES`) raised
+        as a :class:`CloudSyncError`."""
         if answer.status >= 400:
             raise _from_status(answer, path)
         if len(answer.body) > MAX_RESPONSE_BYTES:
@@ -192,6 +249,10 @@ class CloudClient:
                 f"{self.remote.server_url} answered more than {MAX_RESPONSE_BYTES}"
                 " bytes; refused unread",
             )
+        return answer
+
+    def parsed(self, answer: Answer) -> dict[str, Any]:
+        """The JSON object of an answer (a JSON array comes back as ``{"items": [...]}``)."""
         try:
             parsed = json_body.loads(answer.body or b"{}")
         except ValueError as exc:
@@ -215,6 +276,21 @@ class CloudClient:
                 return Answer(response.status, response.reason, response.headers, raw)
         except urllib.error.HTTPError as exc:
             return Answer(exc.code, str(exc.reason), exc.headers, exc.read(64 * 1024))
+
+
+def _retrying(attempt: Callable[[], T], what: str) -> T:
+    """``attempt()``, called again after each wait of :data:`RETRY_DELAYS_S` (or the server's
+    ``Retry-After``) while it fails transiently."""
+    for delay in RETRY_DELAYS_S:
+        try:
+            return attempt()
+        except CloudSyncError as exc:
+            if not exc.transient:
+                raise
+            wait = min(exc.retry_after or delay, MAX_RETRY_WAIT_S)
+            log.debug("[cloud] %s: %s; retrying in %.1fs", what, exc.message, wait)
+            time.sleep(wait)
+    return attempt()
 
 
 def push_body(

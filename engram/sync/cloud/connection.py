@@ -90,6 +90,38 @@ class KeptConnection:
             self.close()
             raise
 
+    def send(self, method: str, target: str, headers: dict[str, str]) -> None:
+        """Send a request without a body and leave its answer to :meth:`receive` (this
+        thread's connection carries nothing else meanwhile): the server works on it while the
+        caller does something else. Opened afresh when the last was closed.
+
+        Raises:
+            OSError, http.client.HTTPException: it could not be sent (the connection is
+                closed).
+        """
+        conn = getattr(self._local, "conn", None) or self._open()
+        try:
+            conn.request(method, self.prefix + target, headers=headers)
+        except BaseException:
+            self.close()
+            raise
+
+    def receive(self, limit: int) -> Answer:
+        """The answer to the request :meth:`send` sent (at most ``limit + 1`` bytes of body).
+
+        Raises:
+            OSError, http.client.HTTPException: no answer (the connection is closed).
+            Redirected: a 3xx answer.
+        """
+        conn: http.client.HTTPConnection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            raise http.client.ResponseNotReady("nothing was sent")
+        try:
+            return self._answer(conn, limit)
+        except BaseException:
+            self.close()
+            raise
+
     def close(self) -> None:
         """Close this thread's connection (the next request opens a new one)."""
         conn = getattr(self._local, "conn", None)
@@ -113,6 +145,9 @@ class KeptConnection:
         limit: int,
     ) -> Answer:
         conn.request(method, self.prefix + target, body=body, headers=headers)
+        return self._answer(conn, limit)
+
+    def _answer(self, conn: http.client.HTTPConnection, limit: int) -> Answer:
         response = conn.getresponse()
         data = response.read(limit + 1)
         if len(data) > limit or response.will_close or not response.isclosed():

@@ -19,6 +19,7 @@ from engram.memory.clock import stamp
 from engram.store import sync_cloud, sync_journal
 from engram.store.db import Store
 from engram.sync.apply import ApplyCounts
+from engram.sync.cloud import pull_ahead
 from engram.sync.cloud.client import (
     PULL_PAGE,
     PUSH_BETWEEN,
@@ -277,8 +278,7 @@ def pull(
     with store.locked() as conn:
         since = sync_journal.cursor(conn, key, project)
     start, pages = since, 0
-    while True:
-        page = client.pull_mutations(project, since, PULL_PAGE)
+    for page in pull_ahead.pages(client, project, since, PULL_PAGE):
         entries = page.get("mutations", [])
         mutations = [_parse(entry) for entry in entries]
         authors = _authors(entries, mutations)
@@ -300,11 +300,9 @@ def pull(
             progress(since, last, start)
         report.pulled += len(mutations)
         since, pages = next_since, pages + 1
-        done = not page.get("has_more") or not mutations
+        done = not page.get("has_more") or not mutations  # the last page pages() yields
         if progress is not None and (done or pages % PROGRESS_EVERY == 0):
             progress(since, max(last, since), start)
-        if done:
-            break
     retry_deferred(store)
 
 

@@ -43,7 +43,7 @@ from engram.cloud.push_arrival import NotFramed
 from engram.cloud.store import mutations
 from engram.cloud.store.db import Conn
 from engram.sync import json_body
-from engram.sync.mutation import Mutation, canonical_text, parse_mutation
+from engram.sync.mutation import Mutation, parse_line, parse_mutation
 from engram.sync.trust import TrustGate
 
 T = TypeVar("T")
@@ -254,18 +254,18 @@ def _fresh_slice(
 ) -> Validated | None:
     """The validated mutations of the entries ``piece`` not ``known`` (the first of each id),
     and the canonical line each came as (entries still JSON text: see
-    :func:`canonical_text`); None at the first entry the checked push would refuse."""
+    :func:`~engram.sync.mutation.parse_line`); None at the first entry the checked push would refuse."""
     loads = json_body.fast_loads() or json_body.loads
     fresh, texts = [], []
     for entry in piece:
-        text = None
-        try:
+        try:  # a refusal is the checked push's to word
             if type(entry) is bytes:
                 line, entry = entry, loads(entry)
-                text = canonical_text(entry, line) if type(entry) is dict else None
+                mutation, text = parse_line(entry, line)
                 if text is None and json_body.may_hold_long_integer(line):
                     return None  # orjson may have rounded an integer: json decides
-            mutation = parse_mutation(entry)  # a refusal is the checked push's to word
+            else:
+                mutation, text = parse_mutation(entry), None
         except (ValueError, RecursionError):
             return None
         if gate.refusal(mutation) is not None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import json
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 from json.encoder import (  # type: ignore[attr-defined]  # the C encoder is not in the stubs
@@ -246,6 +247,30 @@ def parse_mutation(data: object) -> Mutation:
         MalformedMutation: a missing or mistyped field, an unknown entity or op, or a payload
             whose key field disagrees with ``key``.
     """
+    return _parsed(data)[0]
+
+
+def parse_line(data: object, line: bytes) -> tuple[Mutation, str | None]:
+    """``(parse_mutation(data), canonical_text(data, line))`` for ``data`` parsed from the
+    JSON text ``line``, in one pass (the payload's types are looked at once).
+
+    Raises:
+        MalformedMutation: as :func:`parse_mutation`.
+    """
+    mutation, plain = _parsed(data)
+    fast = orjson_dumps()
+    if fast is None or not plain or tuple(data) != _WIRE_KEYS:  # type: ignore[arg-type]
+        return mutation, None
+    try:
+        if fast(data) != line:
+            return mutation, None
+    except TypeError:  # orjson.JSONEncodeError is one
+        return mutation, None
+    return mutation, line.decode("utf-8")
+
+
+def _parsed(data: object) -> tuple[Mutation, bool]:
+    """The :class:`Mutation` of ``data``, and whether its payload is plain (:func:`is_plain`)."""
     if not isinstance(data, dict):
         raise MalformedMutation("a mutation must be a JSON object")
     get = data.get
@@ -266,12 +291,14 @@ def parse_mutation(data: object) -> Mutation:
     if not isinstance(payload, dict):
         raise MalformedMutation("'payload' must be a JSON object")
     assert isinstance(entity, str) and isinstance(op, str)
-    _check_ids(origin, key, project, payload)
     if op == "upsert":
-        _check_upsert(entity, key, payload)
-    elif not isinstance(payload.get("deleted_at"), str):
-        raise MalformedMutation("a delete needs 'deleted_at'")
-    return Mutation(origin, seq, entity, key, op, project, payload)
+        plain = _check_upsert(entity, origin, key, project, payload)
+    else:
+        _check_ids(origin, key, project, payload)
+        if not isinstance(payload.get("deleted_at"), str):
+            raise MalformedMutation("a delete needs 'deleted_at'")
+        plain = is_plain(payload)
+    return Mutation(origin, seq, entity, key, op, project, payload), plain
 
 
 _ID_FIELDS = ("session_id", "source_id", "target_id", "id", "sync_id", "project")
@@ -314,22 +341,45 @@ _FIELD_CHECKS = {
     )
     for entity, fields in UPSERT_FIELDS.items()
 }
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """What a payload shape that passed :func:`_check_field_types` settles for every payload
+    of that shape: which of its fields hold ids to check (:data:`_ID_FIELDS` holding strings),
+    and whether it is plain (:func:`is_plain`)."""
+
+    ids: Callable[[dict[str, Any]], tuple[Any, ...]]
+    plain: bool
+
+
 # Per entity, the payload shapes (its keys, then their values' types) that passed
 # _check_field_types: the check depends on nothing else. Valid shapes are few (each optional
 # field is null or not); the cap only bounds a client sending odd ones.
-_PASSED_SHAPES: dict[str, set[tuple[object, ...]]] = {entity: set() for entity in UPSERT_FIELDS}
+_PASSED_SHAPES: dict[str, dict[tuple[object, ...], _Shape]] = {e: {} for e in UPSERT_FIELDS}
 _MAX_SHAPES = 4096
 
 
-def _check_upsert(entity: str, key: str, payload: dict[str, Any]) -> None:
+def _check_upsert(
+    entity: str, origin: str, key: str, project: str, payload: dict[str, Any]
+) -> bool:
+    """Check an upsert's ids and payload; whether the payload is plain."""
     # The payload's keys, then their values' types: the field check depends on nothing else,
-    # so a shape seen passing passes again.
+    # so a shape seen passing passes again, and names the id fields to check.
     shape = (*payload, *map(type, payload.values()))
     passed = _PASSED_SHAPES[entity]
-    if shape not in passed:
+    known = passed.get(shape)
+    if known is None:
+        _check_ids(origin, key, project, payload)
         _check_field_types(entity, payload)
+        known = _shape_of(payload)
         if len(passed) < _MAX_SHAPES:
-            passed.add(shape)
+            passed[shape] = known
+    else:
+        for value in (origin, key, project, *known.ids(payload)):
+            if len(value) > MAX_ID_CHARS or not value.isprintable():
+                _check_ids(origin, key, project, payload)  # each checked and named on its own
+                break
     for name in _INTEGER_FIELDS[entity]:
         value = payload.get(name)
         if type(value) is int and not -MAX_INTEGER - 1 <= value <= MAX_INTEGER:
@@ -338,6 +388,27 @@ def _check_upsert(entity: str, key: str, payload: dict[str, Any]) -> None:
         raise MalformedMutation(f"{entity} payload {KEY_FIELD[entity]!r} differs from 'key'")
     if entity == "observation" and not payload["title"].strip():
         raise MalformedMutation("an observation needs a title")
+    return known.plain
+
+
+def _shape_of(payload: dict[str, Any]) -> _Shape:
+    names = tuple(name for name in _ID_FIELDS if isinstance(payload.get(name), str))
+    ids: Callable[[dict[str, Any]], tuple[Any, ...]]
+    if len(names) > 1:
+        ids = operator.itemgetter(*names)
+    elif names:
+        ids = functools.partial(_one_field, names[0])
+    else:
+        ids = _no_fields
+    return _Shape(ids, is_plain(payload))
+
+
+def _one_field(name: str, payload: dict[str, Any]) -> tuple[Any, ...]:
+    return (payload[name],)
+
+
+def _no_fields(payload: dict[str, Any]) -> tuple[Any, ...]:
+    return ()
 
 
 def _check_field_types(entity: str, payload: dict[str, Any]) -> None:

@@ -3,11 +3,13 @@ is still refused with the same message (what the cloud answers as ``invalid_muta
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import orjson
 import pytest
 
-from engram.sync.mutation import MalformedMutation, parse_mutation
+from engram.sync.mutation import MalformedMutation, parse_line, parse_mutation
 
 
 def _entry(**payload: Any) -> dict[str, Any]:
@@ -106,3 +108,36 @@ def test_a_malformed_payload_is_refused_every_time_after_good_ones_of_its_fields
             with pytest.raises(MalformedMutation):
                 parse_mutation(_entry(**payload))
         assert parse_mutation(_entry(title=Text("t"))).payload["title"] == "t"
+
+
+def test_ids_are_checked_every_time_after_a_good_entry_of_their_shape() -> None:
+    # A payload shape seen passing is not type-checked again: its ids still are, each time.
+    cases = [
+        ("payload", "session_id", "s\x07", "'payload session_id' contains control characters"),
+        ("payload", "sync_id", "o" * 257, "'payload sync_id' is longer than 256 characters"),
+        ("payload", "project", "p\u2028", "'payload project' contains control characters"),
+        ("entry", "origin", "dev\x85", "'origin' contains control characters"),
+        ("entry", "key", "k" * 257, "'key' is longer than 256 characters"),
+    ]
+    for where, field, value, message in cases:
+        assert parse_mutation(_entry()).key == "obs-1"  # the shape is known
+        entry = _entry(**({field: value} if where == "payload" else {}))
+        if where == "entry":
+            entry[field] = value
+        with pytest.raises(MalformedMutation, match=message):
+            parse_mutation(entry)
+        with pytest.raises(MalformedMutation, match=message):
+            parse_line(entry, json.dumps(entry).encode())
+
+
+def test_a_line_is_kept_as_it_came_only_when_it_is_the_canonical_text() -> None:
+    entry = _entry()
+    canonical = orjson.dumps(entry)
+    mutation, text = parse_line(entry, canonical)
+    assert mutation == parse_mutation(entry)
+    assert text == canonical.decode() == mutation.to_json()
+    assert parse_line(entry, json.dumps(entry).encode())[1] is None  # spaces: written again
+    reordered = {"payload": entry["payload"], **{k: v for k, v in entry.items() if k != "payload"}}
+    assert parse_line(reordered, orjson.dumps(reordered))[1] is None
+    floaty = _entry(extra=1.5)  # a float: orjson and json may write it differently
+    assert parse_line(floaty, orjson.dumps(floaty))[1] is None

@@ -50,8 +50,12 @@ class OriginChunk:
 
     def data(self) -> bytes:
         """The chunk's gzipped bytes."""
-        held = self.gzipped
-        return held if isinstance(held, bytes) else held.result()
+        return gzipped_bytes(self.gzipped)
+
+
+def gzipped_bytes(held: bytes | Future[bytes]) -> bytes:
+    """A chunk's gzipped bytes, waited for while another thread still makes them."""
+    return held if isinstance(held, bytes) else held.result()
 
 
 def chunks_by_origin(

@@ -152,7 +152,7 @@ def _materialize(
             payloads=group.payloads,
         )
         chunk_ids.append(group.id)
-    store_chunks(conn, project, groups, principal)
+    store_chunks(conn, project, ((g.id, g.gzipped, len(g.mutations)) for g in groups), principal)
     return last, chunk_ids
 
 

@@ -5,12 +5,15 @@ order with their audit rows."""
 
 from __future__ import annotations
 
+import threading
+import time
+import weakref
 from typing import Any
 
 import httpx2 as httpx
 import psycopg
 
-from engram.cloud.push_stream import SLICE, STREAMED_ABOVE
+from engram.cloud.push_stream import SLICE, STREAMED_ABOVE, release_later
 from tests.cloud.conftest import ADMIN_TOKEN, SYNC_TOKEN, CloudServer
 from tests.cloud.entries import observation
 
@@ -116,3 +119,25 @@ def test_a_big_push_to_a_paused_project_is_refused_with_its_audit_row(
     with psycopg.connect(database_url) as conn:
         audit = conn.execute("SELECT outcome, entry_count FROM cloud_sync_audit_log").fetchall()
     assert audit == [("rejected_project_paused", BIG)]
+
+
+class _Held:
+    """Something a push held (weakly referenceable, unlike a Mutation)."""
+
+
+def test_what_a_streamed_push_hands_over_is_freed_slice_by_slice_on_the_release_thread() -> None:
+    freed: list[tuple[int, str]] = []
+    slices = [[_Held() for _ in range(50)] for _ in range(4)]
+    refs = [
+        weakref.ref(item, lambda _, n=n: freed.append((n, threading.current_thread().name)))
+        for n, held in enumerate(slices)
+        for item in held
+    ]
+    release_later(slices)
+    del slices
+    deadline = time.monotonic() + 10
+    while any(ref() is not None for ref in refs) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert all(ref() is None for ref in refs)  # nothing kept
+    assert {name for _, name in freed} == {"engram-push-release"}
+    assert [n for n, _ in freed][::50] == [3, 2, 1, 0]  # one slice after the other

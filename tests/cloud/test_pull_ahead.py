@@ -139,11 +139,19 @@ class _Pages(BaseHTTPRequestHandler):
         pass
 
 
+class _Quiet(ThreadingHTTPServer):
+    """A server that does not print the broken pipe of an answer its client stopped reading
+    (a pull stopped with a page asked ahead)."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass
+
+
 @pytest.fixture
 def stand_in() -> Iterator[tuple[str, type[_Pages]]]:
     handler = type("Pages", (_Pages,), {"asked": [], "mutations": []})
     handler.mutations = [observation("dev-a", n) for n in range(1, 8)]
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _Quiet(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}", handler

@@ -51,10 +51,32 @@ def _note(client: Client, index: int, n: int) -> Reply:
     )
 
 
+def _store_connections(pid: int, data_dir: Path) -> int:
+    """How many of process ``pid``'s open files are a database in ``data_dir``."""
+    count = 0
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith(str(data_dir)) and target.endswith(".db"):
+            count += 1
+    return count
+
+
+def _writer_ready(server: Server) -> bool:
+    """Whether the writer process has opened the store and its checkpoint connection (it
+    tells the server it is ready right after): saves go to it from then on."""
+    pids = _writer_pids(server)
+    return bool(pids) and _store_connections(pids[0], server.sandbox.data_dir) >= 2
+
+
 def _serving_atlas(tmp_path: Path) -> Server:
-    """``engram serve`` with its writer process running and the session atlas-s started."""
+    """``engram serve`` with its writer process ready and the session atlas-s started (on a
+    loaded machine the writer can take seconds to open the store; until then the server
+    writes the saves itself, and these tests would not be about the writer)."""
     server = start_server(Sandbox(tmp_path))
-    _wait_for(lambda: _writer_pids(server))
+    _wait_for(lambda: _writer_ready(server), timeout=60)
     assert new_session(server.client, "atlas", "atlas-s").status == 201
     return server
 

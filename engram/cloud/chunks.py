@@ -65,7 +65,7 @@ def chunks_by_origin(
     gzip_on: Executor | None = None,
 ) -> list[OriginChunk]:
     """One chunk per origin, mutations in the order given. ``texts``: each one's
-    :meth:`Mutation.to_json` line as it came (:func:`canonical_text`), or None to write it.
+    :meth:`Mutation.to_json` line as it came (:func:`~engram.sync.mutation.parse_line`), or None to write it.
     ``gzip_on``: the executor that gzips each chunk while the caller goes on (zlib runs
     without the GIL); without one, each is gzipped here."""
     groups: dict[str, tuple[list[Mutation], list[str], list[str]]] = {}

@@ -218,23 +218,8 @@ _WIRE_KEYS = ("origin", "seq", "entity", "key", "op", "project", "payload")
 _PAYLOAD_KEY = ',"payload":'
 
 
-def canonical_text(data: dict[str, Any], line: bytes) -> str | None:
-    """``line`` as text when it is exactly :meth:`Mutation.to_json` of ``data``, the wire
-    object parsed from it (the wire keys in their order, compact, a payload of plain values),
-    so it can be stored as it came; None otherwise (then it is written again)."""
-    fast = orjson_dumps()
-    if fast is None or tuple(data) != _WIRE_KEYS or not is_plain(data["payload"]):
-        return None
-    try:
-        if fast(data) != line:
-            return None
-    except TypeError:  # orjson.JSONEncodeError is one
-        return None
-    return line.decode("utf-8")
-
-
 def payload_text(canonical: str) -> str:
-    """The payload's JSON text in a :func:`canonical_text` line (:func:`dump_payload` of it):
+    """The payload's JSON text in a canonical line (:func:`parse_line`; :func:`dump_payload` of it):
     the payload comes last, and the fields before it, strings and an integer, cannot hold
     ``,"payload":`` (their quotes are escaped)."""
     return canonical[canonical.index(_PAYLOAD_KEY) + len(_PAYLOAD_KEY) : -1]
@@ -251,8 +236,10 @@ def parse_mutation(data: object) -> Mutation:
 
 
 def parse_line(data: object, line: bytes) -> tuple[Mutation, str | None]:
-    """``(parse_mutation(data), canonical_text(data, line))`` for ``data`` parsed from the
-    JSON text ``line``, in one pass (the payload's types are looked at once).
+    """``parse_mutation(data)`` for ``data`` parsed from the JSON text ``line``, and ``line``
+    as text when it is exactly :meth:`Mutation.to_json` of ``data`` (the wire keys in their
+    order, compact, a payload of plain values), so it can be stored as it came; None
+    otherwise (then it is written again). One pass: the payload's types are looked at once.
 
     Raises:
         MalformedMutation: as :func:`parse_mutation`.

@@ -309,7 +309,8 @@ def _fresh_slice(
 ) -> Validated | None:
     """The validated mutations of the entries ``piece`` not ``known`` (the first of each id),
     and the canonical line each came as (entries still JSON text: see
-    :func:`~engram.sync.mutation.parse_line`); None at the first entry the checked push would refuse."""
+    :func:`~engram.sync.mutation.parse_line`); None at the first entry the checked push would
+    refuse."""
     loads = json_body.fast_loads() or json_body.loads
     fresh, texts = [], []
     for entry in piece:

@@ -219,9 +219,9 @@ _PAYLOAD_KEY = ',"payload":'
 
 
 def payload_text(canonical: str) -> str:
-    """The payload's JSON text in a canonical line (:func:`parse_line`; :func:`dump_payload` of it):
-    the payload comes last, and the fields before it, strings and an integer, cannot hold
-    ``,"payload":`` (their quotes are escaped)."""
+    """The payload's JSON text in a canonical line (see :func:`parse_line`; :func:`dump_payload`
+    of the payload): the payload comes last, and the fields before it, strings and an integer,
+    cannot hold ``,"payload":`` (their quotes are escaped)."""
     return canonical[canonical.index(_PAYLOAD_KEY) + len(_PAYLOAD_KEY) : -1]
 
 

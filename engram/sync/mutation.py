@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import json
-import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 from json.encoder import (  # type: ignore[attr-defined]  # the C encoder is not in the stubs
@@ -291,12 +290,19 @@ def _parsed(data: object) -> tuple[Mutation, bool]:
 _ID_FIELDS = ("session_id", "source_id", "target_id", "id", "sync_id", "project")
 
 
-def _check_ids(origin: str, key: str, project: str, payload: dict[str, Any]) -> None:
-    """Every id and the project name follow the store's id rule (engram.identifiers)."""
+def _check_ids(
+    origin: str,
+    key: str,
+    project: str,
+    payload: dict[str, Any],
+    fields: tuple[str, ...] = _ID_FIELDS,
+) -> None:
+    """Every id and the project name follow the store's id rule (engram.identifiers); of the
+    payload, the ``fields`` that hold one."""
     for name, value in (("origin", origin), ("key", key), ("project", project)):
         if len(value) > MAX_ID_CHARS or not value.isprintable():  # else it passes: no scan
             _check_id(name, value)
-    for field in _ID_FIELDS:
+    for field in fields:
         held = payload.get(field)
         if isinstance(held, str) and (len(held) > MAX_ID_CHARS or not held.isprintable()):
             _check_id(f"payload {field}", held)
@@ -336,7 +342,7 @@ class _Shape:
     of that shape: which of its fields hold ids to check (:data:`_ID_FIELDS` holding strings),
     and whether it is plain (:func:`is_plain`)."""
 
-    ids: Callable[[dict[str, Any]], tuple[Any, ...]]
+    ids: tuple[str, ...]
     plain: bool
 
 
@@ -356,17 +362,12 @@ def _check_upsert(
     shape = (*payload, *map(type, payload.values()))
     passed = _PASSED_SHAPES[entity]
     known = passed.get(shape)
+    _check_ids(origin, key, project, payload, _ID_FIELDS if known is None else known.ids)
     if known is None:
-        _check_ids(origin, key, project, payload)
         _check_field_types(entity, payload)
         known = _shape_of(payload)
         if len(passed) < _MAX_SHAPES:
             passed[shape] = known
-    else:
-        for value in (origin, key, project, *known.ids(payload)):
-            if len(value) > MAX_ID_CHARS or not value.isprintable():
-                _check_ids(origin, key, project, payload)  # each checked and named on its own
-                break
     for name in _INTEGER_FIELDS[entity]:
         value = payload.get(name)
         if type(value) is int and not -MAX_INTEGER - 1 <= value <= MAX_INTEGER:
@@ -379,23 +380,8 @@ def _check_upsert(
 
 
 def _shape_of(payload: dict[str, Any]) -> _Shape:
-    names = tuple(name for name in _ID_FIELDS if isinstance(payload.get(name), str))
-    ids: Callable[[dict[str, Any]], tuple[Any, ...]]
-    if len(names) > 1:
-        ids = operator.itemgetter(*names)
-    elif names:
-        ids = functools.partial(_one_field, names[0])
-    else:
-        ids = _no_fields
+    ids = tuple(name for name in _ID_FIELDS if isinstance(payload.get(name), str))
     return _Shape(ids, is_plain(payload))
-
-
-def _one_field(name: str, payload: dict[str, Any]) -> tuple[Any, ...]:
-    return (payload[name],)
-
-
-def _no_fields(payload: dict[str, Any]) -> tuple[Any, ...]:
-    return ()
 
 
 def _check_field_types(entity: str, payload: dict[str, Any]) -> None:

@@ -249,18 +249,12 @@ def _store_checked(
 @dataclass(frozen=True, slots=True)
 class PulledAnswer:
     """A pull page's JSON text (UTF-8) and where the next page starts (``has_more``: there
-    is one), which the route also sends as headers: see :data:`NEXT_SINCE_HEADER`."""
+    is one), which the route also sends as headers
+    (:func:`engram.sync.cloud.pull_ahead.page_headers`)."""
 
     body: bytes
     next_since: int
     has_more: bool
-
-
-# The next page's cursor and whether there is one, as headers: a client reads them before
-# the body and can ask for the next page while it parses this one
-# (engram.sync.cloud.pull_ahead). They always equal the body's next_since and has_more.
-NEXT_SINCE_HEADER = "Engram-Next-Since"
-HAS_MORE_HEADER = "Engram-Has-More"
 
 
 def pull_mutations(conn: Conn, project: str, since: int, limit: int) -> PulledAnswer:

@@ -26,6 +26,7 @@ from engram.cloud.routes.requests import (
 )
 from engram.cloud.store.db import Conn
 from engram.cloud.wire import json_object
+from engram.sync.cloud.pull_ahead import page_headers
 
 
 async def push_mutations(request: Request) -> JSONResponse:
@@ -84,10 +85,8 @@ async def pull_mutations(request: Request) -> Response:
         return replication.pull_mutations(conn, project, since, limit)
 
     page = await admitted_work(request, "mutations_pull", project, pull)
-    headers = {
-        replication.NEXT_SINCE_HEADER: str(page.next_since),
-        replication.HAS_MORE_HEADER: "true" if page.has_more else "false",
-    }
+    # The next page named before the body: the client asks for it while it parses this one.
+    headers = page_headers(page.next_since, page.has_more)
     return Response(page.body, media_type="application/json", headers=headers)
 
 

@@ -120,15 +120,13 @@ class CloudClient:
         return self._retried("POST", "/sync/mutations/push", data=body)
 
     def pull_mutations(self, project: str, since: int, limit: int = PULL_PAGE) -> dict[str, Any]:
-        query = {"project": project, "since": since, "limit": limit}
-        return self._retried("GET", "/sync/mutations/pull", query=query)
+        return self._retried("GET", _PULL, query=_pull_query(project, since, limit))
 
     def pull_answer(self, project: str, since: int, limit: int = PULL_PAGE) -> Answer:
         """:meth:`pull_mutations`'s answer unparsed (headers and body; :meth:`parsed` reads
         it), retried as it is."""
-        query = {"project": project, "since": since, "limit": limit}
-        attempt = functools.partial(self._answer, "GET", "/sync/mutations/pull", query=query)
-        return _retrying(attempt, "GET /sync/mutations/pull")
+        query = _pull_query(project, since, limit)
+        return _retrying(functools.partial(self._answer, "GET", _PULL, query=query), f"GET {_PULL}")
 
     def send_pull(self, project: str, since: int, limit: int = PULL_PAGE) -> bool:
         """Ask for a pull page on a second kept connection and leave its answer to
@@ -136,9 +134,7 @@ class CloudClient:
         requests go through ``urllib`` or it could not be sent."""
         if self._via_urllib:
             return False
-        target = "/sync/mutations/pull?" + urlencode(
-            {"project": project, "since": since, "limit": limit}
-        )
+        target = _target(_PULL, _pull_query(project, since, limit))
         try:
             self._ahead.send("GET", target, self._headers(False))
         except (OSError, http.client.HTTPException):
@@ -154,7 +150,7 @@ class CloudClient:
             return self.pull_answer(project, since, limit)
         if answer.status >= 500:  # transient: asked again, with the waits that go with it
             return self.pull_answer(project, since, limit)
-        return self._checked(answer, "/sync/mutations/pull")
+        return self._checked(answer, _PULL)
 
     def drop_pull(self) -> None:
         """Forget :meth:`send_pull`'s request unanswered (its connection is closed)."""
@@ -210,7 +206,7 @@ class CloudClient:
     ) -> Answer:
         """One request's answer, unparsed: a refusal (4xx, 5xx) or an answer over
         :data:`MAX_RESPONSE_BYTES` is raised as a :class:`CloudSyncError`."""
-        target = path + (f"?{urlencode(query)}" if query else "")
+        target = _target(path, query)
         headers = self._headers(data is not None)
         try:
             if self._via_urllib:
@@ -221,7 +217,10 @@ class CloudClient:
                 except Redirected:
                     answer = self._urllib(method, target, headers, data)
         except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
-            raise self._unreachable(exc) from None
+            reason = getattr(exc, "reason", exc)
+            raise CloudSyncError(
+                "transport_failed", f"cannot reach {self.remote.server_url}: {reason}"
+            ) from None
         return self._checked(answer, path)
 
     def _headers(self, with_body: bool) -> dict[str, str]:
@@ -231,12 +230,6 @@ class CloudClient:
         if self.remote.token:
             headers["Authorization"] = f"Bearer {self.remote.token}"
         return headers
-
-    def _unreachable(self, exc: Exception) -> CloudSyncError:
-        reason = getattr(exc, "reason", exc)
-        return CloudSyncError(
-            "transport_failed", f"cannot reach {self.remote.server_url}: {reason}"
-        )
 
     def _checked(self, answer: Answer, path: str) -> Answer:
         """``answer``, or its refusal (4xx, 5xx; one over :data:`MAX_RESPONSE_BYTES`) raised
@@ -276,6 +269,18 @@ class CloudClient:
                 return Answer(response.status, response.reason, response.headers, raw)
         except urllib.error.HTTPError as exc:
             return Answer(exc.code, str(exc.reason), exc.headers, exc.read(64 * 1024))
+
+
+_PULL = "/sync/mutations/pull"
+
+
+def _pull_query(project: str, since: int, limit: int) -> dict[str, Any]:
+    return {"project": project, "since": since, "limit": limit}
+
+
+def _target(path: str, query: dict[str, Any] | None) -> str:
+    """A request's path and query string."""
+    return path + (f"?{urlencode(query)}" if query else "")
 
 
 def _retrying(attempt: Callable[[], T], what: str) -> T:

@@ -23,8 +23,15 @@ from typing import Any
 from engram.sync.cloud.client import PULL_PAGE, CloudClient, CloudSyncError
 from engram.sync.cloud.connection import Answer
 
+# The headers a pull page's answer names the next page in (engram.cloud.routes.sync sends
+# them with page_headers; _next_page reads them).
 NEXT_SINCE_HEADER = "Engram-Next-Since"
 HAS_MORE_HEADER = "Engram-Has-More"
+
+
+def page_headers(next_since: int, has_more: bool) -> dict[str, str]:
+    """The headers of a pull page whose body says ``next_since`` and ``has_more``."""
+    return {NEXT_SINCE_HEADER: str(next_since), HAS_MORE_HEADER: "true" if has_more else "false"}
 
 
 def pages(

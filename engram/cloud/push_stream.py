@@ -195,7 +195,8 @@ def _locked(conn: Conn, project: str) -> mutations.LockedProject:
     the stream's savepoint (taken in the same round trip as the lock)."""
     with conn.pipeline():
         conn.execute(_SAVEPOINT)
-        locked = mutations.lock_existing_project(conn, project)
+        asked = mutations.send_lock_existing_project(conn, project)
+    locked = mutations.locked_by(asked)
     if locked is None:  # a look-alike's row is rolled back with the rest
         locked = create_pushed_project(conn, project)
     if locked is None or not locked.sync_enabled:

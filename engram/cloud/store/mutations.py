@@ -15,7 +15,7 @@ from json.encoder import encode_basestring  # json.dumps(ensure_ascii=False) of 
 from operator import itemgetter
 from typing import Any
 
-from psycopg import Copy
+from psycopg import Copy, Cursor
 from psycopg.rows import tuple_row
 
 from engram.cloud.store import projects
@@ -87,7 +87,19 @@ class LockedProject:
 
 def lock_existing_project(conn: Conn, project: str) -> LockedProject | None:
     """Lock the project's row until the transaction ends; None when there is none yet."""
-    row = conn.execute(_LOCK_PROJECT, {"project": project}).fetchone()
+    return locked_by(send_lock_existing_project(conn, project))
+
+
+def send_lock_existing_project(conn: Conn, project: str) -> Cursor[Any]:
+    """:func:`lock_existing_project` sent in the caller's pipeline: the cursor
+    :func:`locked_by` reads once the pipeline has ended (read inside it, it would wait for a
+    round trip of its own before the pipeline's)."""
+    return conn.execute(_LOCK_PROJECT, {"project": project})
+
+
+def locked_by(cursor: Cursor[Any]) -> LockedProject | None:
+    """The row a cursor over ``_LOCK_PROJECT`` locked (:func:`send_lock_existing_project`)."""
+    row = cursor.fetchone()
     return None if row is None else LockedProject(bool(row["sync_enabled"]), int(row["last_seq"]))
 
 
@@ -119,9 +131,7 @@ def create_project_reading_names(conn: Conn, project: str) -> tuple[LockedProjec
     with conn.pipeline():
         names = projects.send_lock_new_names(conn)
         created = conn.execute(_CREATE_PROJECT, {"project": project})
-        known = projects.names_of(names)
-        row = created.fetchone()
-    return _created(conn, project, row), known
+    return _created(conn, project, created.fetchone()), projects.names_of(names)
 
 
 def unknown_mutations(conn: Conn, project: str, batch: Sequence[Mutation]) -> list[Mutation]:

@@ -136,12 +136,14 @@ def lock_new_names(conn: Conn) -> set[str]:
     """Serialize project creation until the transaction ends (one advisory lock), then read
     :func:`known_names` under it: one round trip for both."""
     with conn.pipeline():
-        return names_of(send_lock_new_names(conn))
+        names = send_lock_new_names(conn)
+    return names_of(names)
 
 
 def send_lock_new_names(conn: Conn) -> Cursor[Any]:
     """:func:`lock_new_names` sent in the caller's pipeline: the cursor :func:`names_of` reads
-    once the pipeline has its answers (more statements may travel in the same round trip)."""
+    once the pipeline has ended (more statements may travel in the same round trip; read
+    inside it, the cursor waits for a round trip of its own first)."""
     conn.execute("SELECT pg_advisory_xact_lock(hashtext('engram.cloud.new_project'))")
     return conn.execute(_KNOWN_NAMES)
 

@@ -10,6 +10,7 @@ needs a grant for the project.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import secrets
@@ -18,7 +19,7 @@ from typing import Literal
 
 from engram.cloud.settings import CloudSettings
 from engram.cloud.store import principals
-from engram.cloud.store.db import Conn
+from engram.cloud.store.db import Conn, send_with_commit
 from engram.project_names import project_key
 
 Kind = Literal["managed", "legacy_sync", "legacy_admin", "insecure"]
@@ -119,7 +120,7 @@ def _managed(conn: Conn, settings: CloudSettings, raw: str) -> Principal | Denia
         return Denial(401, "auth_required", "the bearer token has been revoked")
     if not row["enabled"]:
         return Denial(401, "auth_required", "the user of this token is disabled")
-    principals.mark_used(conn, row["token_id"])
+    send_with_commit(conn, functools.partial(principals.mark_used, token_id=row["token_id"]))
     return Principal(
         id=row["principal_id"],
         kind="managed",

@@ -2,13 +2,15 @@
 
 Each decision is written to ``cloud_auth_audit_log``. :func:`admit` commits it in a
 transaction of its own; :func:`admit_and_run` commits it with the request's own work (one
-commit per request, not two). Either way a refusal is recorded even though the request then
+commit per request, not two). The row is sent with the ``COMMIT`` itself
+(:func:`~engram.cloud.store.db.send_with_commit`): no round trip of its own. Either way a refusal is recorded even though the request then
 fails, and so is an admitted request whose work failed and was rolled back. Only non-secret
 facts are recorded: the credential kind and token id, never the token, its hash, or the header.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -18,7 +20,7 @@ from engram.cloud.auth import Denial, Principal, authenticate, project_access
 from engram.cloud.problems import CloudProblem
 from engram.cloud.settings import CloudSettings
 from engram.cloud.store import auth_audit
-from engram.cloud.store.db import CloudStore, Conn
+from engram.cloud.store.db import CloudStore, Conn, send_with_commit
 
 T = TypeVar("T")
 Requirement = Callable[[Principal], Denial | None]
@@ -51,6 +53,12 @@ def _decide(
 
 def _record(
     conn: Conn, route: str, project: str | None, principal: Principal | None, denial: Denial | None
+) -> None:
+    send_with_commit(conn, functools.partial(_write_record, route, project, principal, denial))
+
+
+def _write_record(
+    route: str, project: str | None, principal: Principal | None, denial: Denial | None, conn: Conn
 ) -> None:
     auth_audit.record(
         conn,

@@ -49,7 +49,7 @@ from engram.cloud.auth import Principal
 from engram.cloud.new_projects import create_pushed_project
 from engram.cloud.push_arrival import NotFramed
 from engram.cloud.store import mutations
-from engram.cloud.store.db import Conn
+from engram.cloud.store.db import Conn, send_with_commit
 from engram.sync import json_body
 from engram.sync.mutation import Mutation, parse_line, parse_mutation
 from engram.sync.trust import TrustGate
@@ -231,10 +231,8 @@ def _stream_under_savepoint(
         first.clear()  # written holds the slices alone now
         release_later(written)  # while the COPY ends, the chunks are stored and it commits
         del written
-    with conn.pipeline():  # the sequence, the chunks and the savepoint: one round trip
-        mutations.advance_to(conn, project, log.last_seq)
-        store_chunks(conn, project, stored, principal)
-        conn.execute(_KEEP)
+    # The sequence, the chunks and the savepoint go with the commit: no round trip of their own.
+    send_with_commit(conn, functools.partial(_tail, project, log.last_seq, stored, principal))
     accepted = sum(count for _, _, count in stored)
     return {
         "project": project,
@@ -243,6 +241,18 @@ def _stream_under_savepoint(
         "last_seq": log.last_seq,
         "chunks": [chunk_id for chunk_id, _, _ in stored],
     }
+
+
+def _tail(
+    project: str,
+    last_seq: int,
+    stored: list[tuple[str, bytes | Future[bytes], int]],
+    principal: Principal,
+    conn: Conn,
+) -> None:
+    mutations.advance_to(conn, project, last_seq)
+    store_chunks(conn, project, stored, principal)
+    conn.execute(_KEEP)
 
 
 def _write(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -89,10 +89,11 @@ class CloudStore:
 
     @contextmanager
     def transaction(self) -> Iterator[Conn]:
-        """One unit of work on a pooled connection: commit on success, roll back on error."""
+        """One unit of work on a pooled connection: commit on success, roll back on error.
+        What the work queued with :func:`send_with_commit` travels with the ``COMMIT``."""
         with self.pool.connection() as conn:
             try:
-                with conn.transaction():
+                with _committing(conn):
                     yield conn
             finally:
                 if conn.broken or conn.closed:
@@ -126,3 +127,56 @@ class CloudStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# Per connection in a CloudStore.transaction: the statements to send with its COMMIT.
+_WITH_COMMIT: weakref.WeakKeyDictionary[Conn, list[Callable[[Conn], object]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def send_with_commit(conn: Conn, send: Callable[[Conn], object]) -> None:
+    """Run ``send(conn)`` (statements whose answers nobody reads: an audit row, a token's
+    last use, a push's tail) when the transaction commits, in the ``COMMIT``'s own round
+    trip; on a rollback it never runs. Outside a :meth:`CloudStore.transaction` it runs now.
+
+    On a loaded machine every round trip waits for the scheduler twice, so statements that
+    need no answer before the commit go with it. One that fails there fails the commit:
+    nothing of the transaction is kept, and the error is raised."""
+    queued = _WITH_COMMIT.get(conn)
+    if queued is None:
+        send(conn)
+    else:
+        queued.append(send)
+
+
+@contextmanager
+def _committing(conn: Conn) -> Iterator[None]:
+    """``conn.transaction()``, but ended inside a pipeline when statements wait for the
+    commit (:func:`send_with_commit`): they and the ``COMMIT`` are one round trip. (The
+    pipeline cannot span the work: a ``COPY`` runs outside one.)"""
+    queued: list[Callable[[Conn], object]] = []
+    _WITH_COMMIT[conn] = queued
+    transaction = conn.transaction()
+    try:
+        transaction.__enter__()
+        try:
+            yield
+        except BaseException as exc:
+            queued.clear()
+            if not transaction.__exit__(type(exc), exc, exc.__traceback__):
+                raise
+            return
+        if not queued:
+            transaction.__exit__(None, None, None)
+            return
+        with conn.pipeline():
+            try:
+                for send in queued:
+                    send(conn)
+            except BaseException as exc:
+                transaction.__exit__(type(exc), exc, exc.__traceback__)
+                raise
+            transaction.__exit__(None, None, None)  # COMMIT, sent as the pipeline ends
+    finally:
+        _WITH_COMMIT.pop(conn, None)

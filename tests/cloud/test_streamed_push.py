@@ -105,6 +105,31 @@ def test_a_bad_entry_in_the_last_slice_refuses_the_whole_batch_and_keeps_no_row(
     assert audit == [("mutation_push", "rejected_foreign_project", BIG, "policy_forbidden")]
 
 
+def test_a_bad_entry_in_the_first_slice_refuses_the_batch_and_makes_no_project(
+    cloud: CloudServer, database_url: str
+) -> None:
+    # A new project: a refusal leaves no row of it behind, and no sequence taken.
+    client = cloud.client(SYNC_TOKEN)
+    malformed = [observation("a", n, project="q") for n in range(1, BIG + 1)]
+    malformed[3] = {**malformed[3], "op": "explode"}
+    refused = client.post("/sync/mutations/push", json={"project": "q", "entries": malformed})
+    assert refused.status_code == 400
+    assert refused.json()["error_code"] == "invalid_mutation"
+    assert "entry 3" in refused.json()["error"]
+    foreign = [observation("a", n, project="q") for n in range(1, BIG + 1)]
+    foreign[0] = observation("a", 1, project="other")
+    forbidden = client.post("/sync/mutations/push", json={"project": "q", "entries": foreign})
+    assert forbidden.status_code == 403
+    with psycopg.connect(database_url) as conn:
+        projects = conn.execute("SELECT name FROM cloud_projects").fetchall()
+        count = conn.execute("SELECT count(*) FROM cloud_mutations").fetchone()
+    assert (projects, count) == ([], (0,))
+    accepted = client.post(
+        "/sync/mutations/push", json={"project": "q", "entries": foreign[1:]}
+    ).json()
+    assert (accepted["accepted"], accepted["last_seq"]) == (BIG - 1, BIG - 1)
+
+
 def test_a_big_push_to_a_paused_project_is_refused_with_its_audit_row(
     cloud: CloudServer, database_url: str
 ) -> None:

@@ -1,10 +1,12 @@
-"""A mutation push validated slice by slice while Postgres inserts the slice before.
+"""A mutation push validated as it arrives and written slice by slice while Postgres inserts
+the slice before.
 
 The checked push (:func:`engram.cloud.replication.push_mutations`) validates the whole batch,
-then writes it: the server's CPU and Postgres's take turns. Here the project's row is locked
-first, and one ``COPY`` stays open while each slice of :data:`SLICE` entries is validated,
-serialized and chunked, then written: Postgres inserts slice N while Python prepares slice
-N+1. Only batches of more than :data:`STREAMED_ABOVE` entries stream. A mutation the log
+then writes it: the server's CPU and Postgres's take turns. Here each entry is validated as
+soon as it has arrived (while the push's thread would otherwise wait for the next), the
+project's row is locked once the first slice is known, and one ``COPY`` stays open while each
+slice of :data:`SLICE` entries is chunked, then written: Postgres inserts slice N while Python
+prepares slice N+1. Only batches of more than :data:`STREAMED_ABOVE` entries stream. A mutation the log
 holds already ends the ``COPY`` on the log's unique key ``(project, origin, clock)``; the
 checked push then counts the duplicates (a replay costs two passes, a first send none). Each
 slice's mutations form their own chunks (one per origin), so every row names its chunk when it
@@ -161,23 +163,37 @@ Validated = tuple[list[Mutation], list[str | None]]
 
 
 class _Arriving:
-    """A batch's entries taken slice by slice (:func:`slices_of`), each validated as it is
-    taken (:func:`_fresh_slice`)."""
+    """A batch's entries, each validated as it arrives (:func:`_checked`: while the push's
+    thread waits for the rest, so the first slice is ready when its last entry is in), then
+    taken slice by slice (:func:`slices_of`), the repeats within the batch left out."""
 
     def __init__(self, project: str, entries: Iterable[Any]) -> None:
-        self._slices = slices_of(iter(entries), self._end)
-        self.complete = False  # every entry has arrived
         self._gate = TrustGate.for_projects({project}, "push")
+        self._slices = slices_of(self._each_checked(iter(entries)), self._end)
+        self.complete = False  # every entry has arrived
         self._known: set[tuple[str, int]] = set()  # a repeat within the batch is kept once
         self.taken = 0
 
-    def __iter__(self) -> Iterator[Validated]:
-        for piece in self._slices:
-            fresh = _fresh_slice(piece, self._gate, self._known)
-            if fresh is None:
+    def _each_checked(self, entries: Iterator[Any]) -> Iterator[tuple[Mutation, str | None]]:
+        gate, loads = self._gate, json_body.fast_loads() or json_body.loads
+        for entry in entries:
+            checked = _checked(entry, gate, loads)
+            if checked is None:
                 raise _LeftToTheCheckedPush
+            yield checked
+
+    def __iter__(self) -> Iterator[Validated]:
+        known = self._known
+        for piece in self._slices:
+            fresh, texts = [], []
+            for mutation, text in piece:
+                key = (mutation.origin, mutation.seq)
+                if key not in known:
+                    known.add(key)
+                    fresh.append(mutation)
+                    texts.append(text)
             self.taken += len(piece)
-            yield fresh
+            yield fresh, texts
 
     def _end(self) -> None:
         self.complete = True
@@ -315,31 +331,21 @@ def store_chunks(
     )
 
 
-def _fresh_slice(
-    piece: list[Any], gate: TrustGate, known: set[tuple[str, int]]
-) -> Validated | None:
-    """The validated mutations of the entries ``piece`` not ``known`` (the first of each id),
-    and the canonical line each came as (entries still JSON text: see
-    :func:`~engram.sync.mutation.parse_line`); None at the first entry the checked push would
-    refuse."""
-    loads = json_body.fast_loads() or json_body.loads
-    fresh, texts = [], []
-    for entry in piece:
-        try:  # a refusal is the checked push's to word
-            if type(entry) is bytes:
-                line, entry = entry, loads(entry)
-                mutation, text = parse_line(entry, line)
-                if text is None and json_body.may_hold_long_integer(line):
-                    return None  # orjson may have rounded an integer: json decides
-            else:
-                mutation, text = parse_mutation(entry), None
-        except (ValueError, RecursionError):
-            return None
-        if gate.refusal(mutation) is not None:
-            return None
-        key = (mutation.origin, mutation.seq)
-        if key not in known:
-            known.add(key)
-            fresh.append(mutation)
-            texts.append(text)
-    return fresh, texts
+def _checked(
+    entry: Any, gate: TrustGate, loads: Callable[[bytes], Any]
+) -> tuple[Mutation, str | None] | None:
+    """The validated mutation of ``entry`` and the canonical line it came as (an entry still
+    JSON text: see :func:`~engram.sync.mutation.parse_line`); None when the checked push would
+    refuse it (the refusal is the checked push's to word)."""
+    try:
+        if type(entry) is bytes:
+            mutation, text = parse_line(loads(entry), entry)
+            if text is None and json_body.may_hold_long_integer(entry):
+                return None  # orjson may have rounded an integer: json decides
+        else:
+            mutation, text = parse_mutation(entry), None
+    except (ValueError, RecursionError):
+        return None
+    if gate.refusal(mutation) is not None:
+        return None
+    return mutation, text

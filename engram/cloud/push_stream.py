@@ -4,18 +4,19 @@ the slice before.
 The checked push (:func:`engram.cloud.replication.push_mutations`) validates the whole batch,
 then writes it: the server's CPU and Postgres's take turns. Here each entry is validated as
 soon as it has arrived (while the push's thread would otherwise wait for the next), the
-project's row is locked once the first slice is known, and one ``COPY`` stays open while each
-slice of :data:`SLICE` entries is chunked, then written: Postgres inserts slice N while Python
-prepares slice N+1. Only batches of more than :data:`STREAMED_ABOVE` entries stream. A mutation the log
-holds already ends the ``COPY`` on the log's unique key ``(project, origin, clock)``; the
-checked push then counts the duplicates (a replay costs two passes, a first send none). Each
-slice's mutations form their own chunks (one per origin), so every row names its chunk when it
-is written; the chunks are stored together once the ``COPY`` ends.
+project's row is locked once the batch is known to hold more than :data:`STREAMED_ABOVE`
+entries (only those stream), and one ``COPY`` stays open while each slice of :data:`SLICE`
+entries is chunked, then written: Postgres inserts slice N while Python prepares slice N+1.
+The lock is taken while the rest of the first slice arrives. A mutation the log holds
+already ends the ``COPY`` on the log's unique key ``(project, origin, clock)``; the checked
+push then counts the duplicates (a replay costs two passes, a first send none). Each slice's
+mutations form their own chunks (one per origin), so every row names its chunk when it is
+written; the chunks are stored together once the ``COPY`` ends.
 
 Slices are all of one small size, the last smaller still: preparing an entry costs Python
-about as much as inserting it costs Postgres (20 and 15 us here), so a slice is ready about when
-Postgres has inserted the one before, and what Postgres still has to insert when the last slice is written is the small
-last slice (docs/performance.md, "Push: slices of one size").
+about as much as inserting it costs Postgres (20 and 15 us here), so a slice is ready about
+when Postgres has inserted the one before, and what Postgres still has to insert when the last
+slice is written is the small last slice (docs/performance.md, "Push: slices of one size").
 
 What a push parsed (~20 objects an entry) is freed by a thread of its own, one slice at a
 time, while the push waits for Postgres to end the ``COPY``, store the chunks and commit
@@ -35,7 +36,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import itertools
 import queue
 import threading
 import time
@@ -65,11 +65,12 @@ SLICE = 125
 # The last slice is smaller: what Postgres still has to insert when it is written is what the
 # push waits for before it can end the COPY (a last slice of 125: 2.8 ms; of 32: 1.8 ms).
 LAST_SLICE = 32
-# Batches of more entries than this stream: the first slice is taken once this many have
-# arrived (slices_of holds back what may still be the tail). Smaller ones are validated, then
-# stored by the checked push (the project's lock would be held through their validation for
-# little overlap; pushes to one project from many clients wait on that lock).
-STREAMED_ABOVE = SLICE + LAST_SLICE + SLICE // 2 - 1
+# Batches of more entries than this stream: the project is locked once this many and one more
+# have arrived and been validated (while the rest of the first slice arrives: slices_of holds
+# back what may still be the tail). Smaller ones are stored by the checked push (the project's
+# lock would be held through their validation for little overlap; pushes to one project from
+# many clients wait on that lock).
+STREAMED_ABOVE = SLICE
 # Threads gzipping the chunks of streamed pushes (each slice's in ~0.3 ms, beside the ~2 ms its
 # validation takes): two keep up with two pushes at once.
 GZIP_THREADS = 2
@@ -84,13 +85,11 @@ def slices(count: int) -> list[range]:
     return ranges
 
 
-def slices_of(entries: Iterator[T], ended: Callable[[], None] | None = None) -> Iterator[list[T]]:
+def slices_of(entries: Iterator[T]) -> Iterator[list[T]]:
     """``entries`` in the slices a streamed push takes them in, each as soon as it is known
     to be one: :data:`SLICE` entries each, but the last :data:`LAST_SLICE`, which are a slice
     of their own; a remainder of less than half a slice joins the slice before it (no chunk of
-    a few rows), and a batch of fewer than that and the last slice together is one slice.
-    ``ended`` is called once ``entries`` is exhausted, before the last slices are yielded (a
-    first slice that comes after it: the batch holds :data:`STREAMED_ABOVE` or fewer)."""
+    a few rows), and a batch of fewer than that and the last slice together is one slice."""
     ahead = SLICE + LAST_SLICE + SLICE // 2  # held back until it is sure not to be the tail
     held: list[T] = []
     for entry in entries:
@@ -98,8 +97,6 @@ def slices_of(entries: Iterator[T], ended: Callable[[], None] | None = None) -> 
         if len(held) == ahead:
             yield held[:SLICE]
             del held[:SLICE]
-    if ended is not None:
-        ended()
     if len(held) < LAST_SLICE + SLICE // 2:
         if held:
             yield held
@@ -136,67 +133,80 @@ def push_streamed(
 ) -> dict[str, Any] | SmallBatch | None:
     """Store the batch ``entries`` (decoded objects, or each one's JSON text, taken as they
     come: see :mod:`engram.cloud.push_arrival`) and return the push's answer. Entries are
-    validated as they arrive, the first slices before the project is locked. A batch of
-    :data:`STREAMED_ABOVE` entries or fewer comes back validated (:class:`SmallBatch`) for
-    the checked push to store. None, with nothing stored, when the checked push must read the
+    validated as they arrive, the first :data:`STREAMED_ABOVE` and one more before the project
+    is locked. A batch of :data:`STREAMED_ABOVE` entries or fewer comes back validated
+    (:class:`SmallBatch`) for the checked push to store. None, with nothing stored, when the checked push must read the
     body again and decide: an entry it would refuse, a body that stops being in the
     one-entry-per-line layout, or a mutation the log stores already (its unique key ends the
     ``COPY``; the checked push counts the duplicates). A problem of the body itself (it
     stalls, grows too large, is cut off) is raised, with nothing stored."""
     batch = _Arriving(project, entries)
     try:
-        first = list(itertools.islice(batch, 1))
-        if not batch.taken:
-            return None  # no entries: the checked push refuses the empty batch
-        if batch.complete:  # the first slice came after the last entry: a small batch
-            mutations_, texts = [], []
-            for fresh, known_texts in itertools.chain(first, batch):
-                mutations_ += fresh
-                texts += known_texts
-            return SmallBatch(mutations_, texts, batch.taken)
-        return _stream(conn, principal, project, batch, first)
+        if not batch.more_than(STREAMED_ABOVE):
+            if not batch.ahead:
+                return None  # no entries: the checked push refuses the empty batch
+            return SmallBatch(*_fresh(batch.ahead, set()), len(batch.ahead))
+        return _stream(conn, principal, project, batch)
     except (_LeftToTheCheckedPush, NotFramed, psycopg.errors.UniqueViolation):
         return None
 
 
+Checked = tuple[Mutation, str | None]
 Validated = tuple[list[Mutation], list[str | None]]
 
 
 class _Arriving:
-    """A batch's entries, each validated as it arrives (:func:`_checked`: while the push's
-    thread waits for the rest, so the first slice is ready when its last entry is in), then
-    taken slice by slice (:func:`slices_of`), the repeats within the batch left out."""
+    """A batch's entries, each validated as it arrives (:func:`_checked`), while the push's
+    thread would otherwise wait for the next: the first are read ahead (:meth:`more_than`),
+    then all of them are taken slice by slice (:func:`slices_of`), the repeats within the
+    batch left out."""
 
     def __init__(self, project: str, entries: Iterable[Any]) -> None:
-        self._gate = TrustGate.for_projects({project}, "push")
-        self._slices = slices_of(self._each_checked(iter(entries)), self._end)
-        self.complete = False  # every entry has arrived
-        self._known: set[tuple[str, int]] = set()  # a repeat within the batch is kept once
-        self.taken = 0
+        self._checked = _each_checked(iter(entries), TrustGate.for_projects({project}, "push"))
+        self.ahead: list[Checked] = []  # read ahead of the slices
+        self.taken = 0  # entries taken in slices
 
-    def _each_checked(self, entries: Iterator[Any]) -> Iterator[tuple[Mutation, str | None]]:
-        gate, loads = self._gate, json_body.fast_loads() or json_body.loads
-        for entry in entries:
-            checked = _checked(entry, gate, loads)
-            if checked is None:
-                raise _LeftToTheCheckedPush
-            yield checked
+    def more_than(self, count: int) -> bool:
+        """Read entries ahead until more than ``count`` have arrived (True), or all of them
+        have (False: :attr:`ahead` holds the batch)."""
+        for checked in self._checked:
+            self.ahead.append(checked)
+            if len(self.ahead) > count:
+                return True
+        return False
 
     def __iter__(self) -> Iterator[Validated]:
-        known = self._known
-        for piece in self._slices:
-            fresh, texts = [], []
-            for mutation, text in piece:
-                key = (mutation.origin, mutation.seq)
-                if key not in known:
-                    known.add(key)
-                    fresh.append(mutation)
-                    texts.append(text)
+        known: set[tuple[str, int]] = set()
+        for piece in slices_of(self._arrived()):
             self.taken += len(piece)
-            yield fresh, texts
+            yield _fresh(piece, known)
 
-    def _end(self) -> None:
-        self.complete = True
+    def _arrived(self) -> Iterator[Checked]:
+        yield from self.ahead
+        self.ahead = []  # the slices hold them now
+        yield from self._checked
+
+
+def _each_checked(entries: Iterator[Any], gate: TrustGate) -> Iterator[Checked]:
+    loads = json_body.fast_loads() or json_body.loads
+    for entry in entries:
+        checked = _checked(entry, gate, loads)
+        if checked is None:
+            raise _LeftToTheCheckedPush
+        yield checked
+
+
+def _fresh(piece: list[Checked], known: set[tuple[str, int]]) -> Validated:
+    """The mutations of ``piece`` not ``known`` (the first of each id: a repeat within the
+    batch is kept once), and the canonical line each came as."""
+    fresh, texts = [], []
+    for mutation, text in piece:
+        key = (mutation.origin, mutation.seq)
+        if key not in known:
+            known.add(key)
+            fresh.append(mutation)
+            texts.append(text)
+    return fresh, texts
 
 
 # The stream runs under a savepoint of its own: given up, it leaves nothing behind. Taken by
@@ -220,11 +230,9 @@ def _locked(conn: Conn, project: str) -> mutations.LockedProject:
     return locked
 
 
-def _stream(
-    conn: Conn, principal: Principal, project: str, batch: _Arriving, first: list[Validated]
-) -> dict[str, Any]:
+def _stream(conn: Conn, principal: Principal, project: str, batch: _Arriving) -> dict[str, Any]:
     try:
-        answer = _stream_under_savepoint(conn, principal, project, batch, first)
+        answer = _stream_under_savepoint(conn, principal, project, batch)
     except BaseException:
         if not conn.broken and not conn.closed:
             with contextlib.suppress(psycopg.Error):  # else the whole transaction goes
@@ -234,7 +242,7 @@ def _stream(
 
 
 def _stream_under_savepoint(
-    conn: Conn, principal: Principal, project: str, batch: _Arriving, first: list[Validated]
+    conn: Conn, principal: Principal, project: str, batch: _Arriving
 ) -> dict[str, Any]:
     locked = _locked(conn, project)
     stored: list[tuple[str, bytes | Future[bytes], int]] = []  # each chunk's id, data, count
@@ -243,8 +251,7 @@ def _stream_under_savepoint(
         conn, project, locked.last_seq, created_by=principal.label, principal_id=principal.id,
         advance=False,
     ) as log:  # fmt: skip
-        written.extend(_write(log, fresh, stored) for fresh in itertools.chain(first, batch))
-        first.clear()  # written holds the slices alone now
+        written.extend(_write(log, fresh, stored) for fresh in batch)
         release_later(written)  # while the COPY ends, the chunks are stored and it commits
         del written
     # The sequence, the chunks and the savepoint go with the commit: no round trip of their own.

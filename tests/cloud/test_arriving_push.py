@@ -22,7 +22,7 @@ from engram.sync.mutation import Mutation
 from tests.cloud.conftest import SYNC_TOKEN, CloudServer, StartServer, server_env
 from tests.cloud.entries import observation
 
-BIG = STREAMED_ABOVE + 300  # streamed: the push holds the project's lock while it arrives
+BIG = STREAMED_ABOVE + 400  # streamed: the push holds the project's lock while it arrives
 
 
 def _body(entries: list[dict[str, Any]], project: str = "p") -> bytes:

@@ -8,12 +8,23 @@ from __future__ import annotations
 import threading
 import time
 import weakref
+from collections.abc import Iterator
 from typing import Any
 
 import httpx2 as httpx
 import psycopg
 
-from engram.cloud.push_stream import SLICE, STREAMED_ABOVE, release_later
+from engram.cloud.auth import Principal
+from engram.cloud.gate import admit_and_run
+from engram.cloud.push_stream import (
+    SLICE,
+    STREAMED_ABOVE,
+    SmallBatch,
+    push_streamed,
+    release_later,
+)
+from engram.cloud.settings import CloudSettings
+from engram.cloud.store.db import CloudStore, Conn
 from tests.cloud.conftest import ADMIN_TOKEN, SYNC_TOKEN, CloudServer
 from tests.cloud.entries import observation
 
@@ -166,3 +177,52 @@ def test_what_a_streamed_push_hands_over_is_freed_slice_by_slice_on_the_release_
     assert all(ref() is None for ref in refs)  # nothing kept
     assert {name for _, name in freed} == {"engram-push-release"}
     assert [n for n, _ in freed][::50] == [3, 2, 1, 0]  # one slice after the other
+
+
+def test_a_push_locks_its_project_once_it_holds_more_than_a_slice_not_before(
+    database_url: str,
+) -> None:
+    # The lock is asked for while the rest of the first slice is still arriving; a batch of one
+    # slice or less never holds it while it arrives (other pushes to the project wait on it).
+    settings = CloudSettings(
+        database_url=database_url, sync_token=SYNC_TOKEN, allowed_projects=("*",)
+    )
+    entries = [observation("a", n) for n in range(1, BIG + 1)]
+
+    def locked() -> bool:
+        with psycopg.connect(database_url) as probe:
+            try:
+                probe.execute("SELECT 1 FROM cloud_projects WHERE name = 'p' FOR UPDATE NOWAIT")
+            except psycopg.errors.LockNotAvailable:
+                return True
+            return False
+
+    def push(count: int) -> tuple[object, list[bool]]:
+        """What the push answered, and whether the project was locked as each entry from the
+        SLICE-th on was asked for (what the push had done with the entries before it)."""
+        seen: list[bool] = []
+
+        def arriving() -> Iterator[dict[str, Any]]:
+            for index, entry in enumerate(entries[:count]):
+                if index >= SLICE - 1:
+                    seen.append(locked())
+                yield entry
+
+        def work(conn: Conn, principal: Principal) -> object:
+            return push_streamed(conn, principal, "p", arriving())
+
+        answer = admit_and_run(
+            store, settings, f"Bearer {SYNC_TOKEN}", work, route="mutations_push", project="p"
+        )
+        return answer, seen
+
+    with CloudStore.open(database_url, max_size=1) as store:
+        with store.transaction() as conn:
+            conn.execute("INSERT INTO cloud_projects (name) VALUES ('p')")
+        small, seen = push(SLICE)
+        assert isinstance(small, SmallBatch) and small.entry_count == SLICE
+        assert seen == [False]  # left to the checked push, which locks once it is all in
+        streamed, seen = push(BIG)
+        assert isinstance(streamed, dict) and streamed["accepted"] == BIG
+        # Entries 1..SLICE+1 in: not yet; from the next on, locked until the commit.
+        assert seen[:3] == [False, False, True] and all(seen[2:])

@@ -135,11 +135,11 @@ def push_streamed(
     come: see :mod:`engram.cloud.push_arrival`) and return the push's answer. Entries are
     validated as they arrive, the first :data:`STREAMED_ABOVE` and one more before the project
     is locked. A batch of :data:`STREAMED_ABOVE` entries or fewer comes back validated
-    (:class:`SmallBatch`) for the checked push to store. None, with nothing stored, when the checked push must read the
-    body again and decide: an entry it would refuse, a body that stops being in the
-    one-entry-per-line layout, or a mutation the log stores already (its unique key ends the
-    ``COPY``; the checked push counts the duplicates). A problem of the body itself (it
-    stalls, grows too large, is cut off) is raised, with nothing stored."""
+    (:class:`SmallBatch`) for the checked push to store. None, with nothing stored, when the
+    checked push must read the body again and decide: an entry it would refuse, a body that
+    stops being in the one-entry-per-line layout, or a mutation the log stores already (its
+    unique key ends the ``COPY``; the checked push counts the duplicates). A problem of the
+    body itself (it stalls, grows too large, is cut off) is raised, with nothing stored."""
     batch = _Arriving(project, entries)
     try:
         if not batch.more_than(STREAMED_ABOVE):

@@ -18,13 +18,14 @@ symlink, device or fifo) no larger than that cap. Every reader of chunks goes th
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import json
 import os
 import stat
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engram.errors import EngramError
@@ -92,8 +93,21 @@ def chunk_content(origin: str, created_at: str, lines: Sequence[str]) -> tuple[b
 
 
 def gzip_content(raw: bytes) -> bytes:
-    """A chunk's content gzipped as every chunk is (zlib lets other threads run meanwhile)."""
-    return gzip.compress(raw, compresslevel=2, mtime=0)  # 4x faster than 6, ~12% larger
+    """A chunk's content gzipped as every chunk is (other threads run meanwhile)."""
+    return _gzip_compress()(raw)
+
+
+@functools.cache
+def _gzip_compress() -> Callable[[bytes], bytes]:
+    """ISA-L's gzip when the ``[cloud]`` extra has installed it (``isal``): the same format,
+    and at its level 1 as small as zlib's level 2, in a sixth of the time (a 1k push's chunks:
+    ~2.5 ms of the server's CPU). Else zlib's level 2: 4x faster than 6, ~12% larger.
+    Imported at the first chunk made."""
+    try:
+        from isal import igzip
+    except ImportError:
+        return functools.partial(gzip.compress, compresslevel=2, mtime=0)
+    return functools.partial(igzip.compress, compresslevel=1, mtime=0)
 
 
 def chunk_id_from_name(file_name: str) -> str | None:

@@ -338,9 +338,7 @@ def store_chunks(
     )
 
 
-def _checked(
-    entry: Any, gate: TrustGate, loads: Callable[[bytes], Any]
-) -> tuple[Mutation, str | None] | None:
+def _checked(entry: Any, gate: TrustGate, loads: Callable[[bytes], Any]) -> Checked | None:
     """The validated mutation of ``entry`` and the canonical line it came as (an entry still
     JSON text: see :func:`~engram.sync.mutation.parse_line`); None when the checked push would
     refuse it (the refusal is the checked push's to word)."""

@@ -25,7 +25,6 @@ ignores the key).
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import re
@@ -34,7 +33,7 @@ from typing import Any
 
 from engram.errors import EngramError
 from engram.store.legacy.convert import content_hash, engram_time, legacy_sync_id
-from engram.sync.chunk import MAX_CHUNK_BYTES, Chunk, EncodedChunk, inflate
+from engram.sync.chunk import MAX_CHUNK_BYTES, Chunk, EncodedChunk, gzip_content, inflate
 from engram.sync.mutation import MalformedMutation, Mutation, parse_mutation
 
 GO_ID = re.compile(r"[0-9a-f]{8}")
@@ -309,7 +308,7 @@ def encode_go_chunk(mutations: Sequence[Mutation]) -> EncodedChunk:
     raw = json.dumps(go_document(mutations), ensure_ascii=False, separators=(",", ":"))
     data = raw.encode("utf-8")
     digest = hashlib.sha256(data).hexdigest()
-    return EncodedChunk(digest[:ID_LENGTH], digest, gzip.compress(data, mtime=0), len(mutations))
+    return EncodedChunk(digest[:ID_LENGTH], digest, gzip_content(data), len(mutations))
 
 
 def row_counts(mutations: Sequence[Mutation]) -> dict[str, int]:

@@ -150,6 +150,19 @@ def send_with_commit(conn: Conn, send: Callable[[Conn], object]) -> None:
         queued.append(send)
 
 
+def _first_failure(aborted: psycopg.errors.PipelineAborted) -> psycopg.Error:
+    """The statement's error that aborted a pipeline, rather than the abort itself. Which
+    of the two psycopg raises depends on whether the answers after the failed statement (the
+    ``COMMIT``'s) had arrived when it read the failure's: if not, it reads them as the
+    pipeline ends, and that read raises the abort with the failure as its context."""
+    failure = aborted.__context__
+    if isinstance(failure, psycopg.Error) and not isinstance(
+        failure, psycopg.errors.PipelineAborted
+    ):
+        return failure
+    return aborted
+
+
 @contextmanager
 def _committing(conn: Conn) -> Iterator[None]:
     """``conn.transaction()``, but ended inside a pipeline when statements wait for the
@@ -170,13 +183,16 @@ def _committing(conn: Conn) -> Iterator[None]:
         if not queued:
             transaction.__exit__(None, None, None)
             return
-        with conn.pipeline():
-            try:
-                for send in queued:
-                    send(conn)
-            except BaseException as exc:
-                transaction.__exit__(type(exc), exc, exc.__traceback__)
-                raise
-            transaction.__exit__(None, None, None)  # COMMIT, sent as the pipeline ends
+        try:
+            with conn.pipeline():
+                try:
+                    for send in queued:
+                        send(conn)
+                except BaseException as exc:
+                    transaction.__exit__(type(exc), exc, exc.__traceback__)
+                    raise
+                transaction.__exit__(None, None, None)  # COMMIT, sent as the pipeline ends
+        except psycopg.errors.PipelineAborted as aborted:
+            raise _first_failure(aborted) from None
     finally:
         _WITH_COMMIT.pop(conn, None)
